@@ -1,0 +1,64 @@
+"""The fast path resolves turns exactly as the Game state machine does."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nimmt.engine import Commit, Game, Options, Phase
+from nimmt.engine.fast import random_round, resolve_turn
+
+
+def play_turn_with_game(options: Options, rows, hands, plays) -> tuple[list[list[int]], list[int]]:
+    """One turn through Game, taking RULES.md's default for every choice."""
+    game = Game.from_position(options, rows, hands)
+    for card, seat in plays:
+        game.apply(Commit(seat, card))
+    while game.phase in (Phase.ROW_CHOICE, Phase.TIE_CHOICE):
+        seat = next(iter(game.pending.seats))
+        game.apply(game.autopilot(seat))
+    return [list(r) for r in game.rows], list(game.view(None).penalties)
+
+
+@st.composite
+def positions(draw):
+    players = draw(st.integers(2, 10))
+    professional = draw(st.booleans())
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    cards = rng.sample(range(1, 105), 4 * 5 + players * 2)
+    rows = []
+    for _ in range(4):
+        length = draw(st.integers(1, 5))
+        rows.append(sorted(cards.pop() for _ in range(length)))
+    hands = [sorted(cards.pop() for _ in range(2)) for _ in range(players)]
+    plays = [(rng.choice(hand), seat) for seat, hand in enumerate(hands)]
+    return Options(players=players, professional=professional, rounds=1), rows, hands, plays
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions())
+def test_fast_path_matches_game(position) -> None:
+    options, rows, hands, plays = position
+    expected_rows, expected_penalties = play_turn_with_game(options, rows, hands, plays)
+    fast_rows = [list(r) for r in rows]
+    penalties = [0] * options.players
+    resolve_turn(fast_rows, plays, penalties, professional=options.professional)
+    assert fast_rows == expected_rows
+    assert penalties == expected_penalties
+
+
+def test_random_round_takes_every_bullhead_on_the_table_at_most_once() -> None:
+    rng = random.Random(3)
+    for _ in range(200):
+        penalties = random_round(rng, 4)
+        assert len(penalties) == 4
+        assert all(p >= 0 for p in penalties)
+        assert sum(penalties) <= 171
+
+
+def test_random_round_is_seeded() -> None:
+    assert [random_round(random.Random(9), 5, True) for _ in range(3)] == [
+        random_round(random.Random(9), 5, True) for _ in range(3)
+    ]
