@@ -57,6 +57,24 @@ from .pending import (
     Pending,
     Phase,
 )
+from .record import (
+    Choice,
+    InvalidRecord,
+    Record,
+    RecordContradiction,
+    RecordError,
+    Replay,
+    ResultClaim,
+    RoundRecord,
+    RowChoice,
+    Start as RecordStart,
+    Step,
+    TieChoice,
+    TurnRecord,
+    record_from_bytes,
+    record_from_game,
+    replay,
+)
 from .rules import cheapest_row, first_place, places_for
 from .view import View
 
@@ -74,4 +92,7 @@ __all__ = [
     "AwaitingTieChoice", "AwaitingDraftPick",
     "places_for", "cheapest_row", "first_place",
     "View",
+    "Record", "RoundRecord", "TurnRecord", "RowChoice", "TieChoice", "Choice", "RecordStart",
+    "ResultClaim", "RecordError", "InvalidRecord", "RecordContradiction", "record_from_game",
+    "record_from_bytes", "replay", "Replay", "Step",
 ]

@@ -40,7 +40,7 @@ def bullheads(card: int) -> int:
     return BULLHEADS[card]
 
 
-def row_bullheads(cards: "tuple[int, ...] | list[int]") -> int:
+def row_bullheads(cards: tuple[int, ...] | list[int]) -> int:
     """The bullheads of a row or pile of cards."""
     return sum(BULLHEADS[c] for c in cards)
 

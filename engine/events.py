@@ -9,7 +9,7 @@ to anybody; ``seat=None`` is a spectator.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable
 
 from .moves import End, Place
 
@@ -172,7 +172,7 @@ class GameResult:
     winners: tuple[int, ...]
 
     @classmethod
-    def from_totals(cls, totals: tuple[int, ...]) -> "GameResult":
+    def from_totals(cls, totals: tuple[int, ...]) -> GameResult:
         """
         >>> GameResult.from_totals((10, 3, 10, 3))
         GameResult(totals=(10, 3, 10, 3), places=(3, 1, 3, 1), winners=(1, 3))

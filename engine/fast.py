@@ -17,7 +17,7 @@ the same as ``Game``'s; the tests check both give the same rows and penalties.
 from __future__ import annotations
 
 import random
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .cards import BULLHEADS, FULL_DECK
 

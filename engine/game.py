@@ -214,6 +214,8 @@ class Game:
     def legal_decisions(self, seat: int) -> tuple[Decision, ...]:
         """Every decision ``seat`` may make now (commits may be replaced: all cards)."""
         phase = self._phase
+        if type(seat) is not int:
+            return ()
         if phase is Phase.COMMIT and 0 <= seat < self.options.players:
             return tuple(Commit(seat, c) for c in self._hands[seat])
         if phase is Phase.ROW_CHOICE and self._queue[0][1] == seat:
@@ -235,7 +237,7 @@ class Game:
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know; ``None`` for a spectator (no hand)."""
-        if seat is not None and not 0 <= seat < self.options.players:
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.options.players):
             raise NotYourDecision(f"no seat {seat}: seats are 0 to {self.options.players - 1}")
         own = seat is not None
         return View(
@@ -311,8 +313,8 @@ class Game:
             if len(hands) != n:
                 raise InvalidDeal(f"{n} players need {n} hands, got {len(hands)}")
             sizes = {len(h) for h in hands}
-            if len(sizes) != 1 or not 1 <= min(sizes) <= HAND_SIZE:
-                raise InvalidDeal(f"hands must all hold the same number of cards (1 to {HAND_SIZE})")
+            if sizes != {HAND_SIZE}:
+                raise InvalidDeal(f"each player is dealt {HAND_SIZE} cards")
             available = set(self.options.deck)
             cards = [c for h in hands for c in h] + list(rows)
         for card in cards:
@@ -356,7 +358,7 @@ class Game:
             raise StaleTurn(
                 f"commit is for round {d.round} turn {d.turn}, but round {self.round} turn {self.turn} is being played"
             )
-        if d.card not in self._hands[d.seat]:
+        if type(d.card) is not int or d.card not in self._hands[d.seat]:
             raise CardNotInHand(f"card {d.card!r} is not in seat {d.seat}'s hand")
         self.history.append(Commit(d.seat, d.card))
         first = d.seat not in self._commits
@@ -388,10 +390,11 @@ class Game:
             raise NotYourDecision(f"seat {seat} chooses where card {card} goes, not seat {d.seat}")
         if d.place not in self._tied:
             raise IllegalPlace(f"{d.place!r} is not one of the tied places {list(self._tied)!r}")
+        place = self._tied[self._tied.index(d.place)]  # the engine's own Place: End.LEFT, int row
         self.history.append(d)
         self._queue.pop(0)
         self._tied = ()
-        events = self._place(seat, card, d.place)
+        events = self._place(seat, card, place)
         events.extend(self._resolve())
         return events
 
@@ -400,7 +403,7 @@ class Game:
         picker = self._pick_order[len(self._picks)]
         if d.seat != picker:
             raise NotYourDecision(f"seat {picker} picks now, not seat {d.seat}")
-        if d.card not in self._pool:
+        if type(d.card) is not int or d.card not in self._pool:
             raise CardNotInHand(f"card {d.card!r} is not in the draft pool")
         self.history.append(d)
         self._pool.remove(d.card)
