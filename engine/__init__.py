@@ -75,6 +75,7 @@ from .record import (
     record_from_game,
     replay,
 )
+from .position import Position
 from .rules import cheapest_row, first_place, places_for
 from .view import View
 
@@ -92,6 +93,7 @@ __all__ = [
     "AwaitingTieChoice", "AwaitingDraftPick",
     "places_for", "cheapest_row", "first_place",
     "View",
+    "Position",
     "Record", "RoundRecord", "TurnRecord", "RowChoice", "TieChoice", "Choice", "RecordStart",
     "ResultClaim", "RecordError", "InvalidRecord", "RecordContradiction", "record_from_game",
     "record_from_bytes", "replay", "Replay", "Step",

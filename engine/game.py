@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from bisect import insort
-from typing import Sequence
+from collections.abc import Sequence
 
 from .cards import row_bullheads
 from .errors import (
@@ -28,7 +28,6 @@ from .errors import (
     IllegalPlace,
     IllegalRow,
     InvalidDeal,
-    InvalidPosition,
     NotYourDecision,
     StaleTurn,
     WrongPhase,
@@ -54,6 +53,7 @@ from .events import (
 )
 from .moves import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
 from .options import HAND_SIZE, ROW_LIMIT, ROWS, Options
+from .position import Position
 from .pending import (
     AwaitingCommits,
     AwaitingDeal,
@@ -82,26 +82,8 @@ class Game:
     ) -> None:
         if rng is not None and seed is not None:
             raise ValueError("give rng or seed, not both")
-        self.options = options
-        self._rng = random.Random(seed) if seed is not None else rng
-        n = options.players
-        self.round = 0
-        self.turn = 0
-        self._phase = Phase.DEAL
-        self._hands: list[list[int]] = [[] for _ in range(n)]
-        self._rows: list[list[int]] = []
-        self._totals = [0] * n
-        self._penalties = [0] * n
-        self._commits: dict[int, int] = {}
-        self._revealed: tuple[tuple[int, int], ...] = ()
-        self._queue: list[tuple[int, int]] = []  # (card, seat) still to place, lowest first
-        self._tied: tuple[Place, ...] = ()
-        self._seen: list[int] = []
-        self._pool: list[int] = []
-        self._pick_order: list[int] = []
-        self._picks: list[tuple[int, int]] = []
-        self._result: GameResult | None = None
-        self.history: list[Deal | Decision] = []
+        self._setup(options, random.Random(seed) if seed is not None else rng)
+        self.start: Position | None = None
         self.opening_events: tuple[Event, ...] = tuple(self._begin_round())
 
     @classmethod
@@ -116,57 +98,52 @@ class Game:
         round: int = 1,
         turn: int | None = None,
         rng: random.Random | None = None,
-    ) -> "Game":
+    ) -> Game:
         """A game that starts at a hand-made position: the commit step of a turn.
 
         All hands must be the same size (1..10); ``turn`` defaults to
-        ``11 - hand size``. The round ends when the hands are empty.
+        ``11 - hand size``. The round ends when the hands are empty. The
+        position is kept as ``game.start`` (None for a game dealt from the start).
+        Raises ``InvalidPosition`` for a position that cannot occur.
         """
+        position = Position.of(rows, hands, totals, penalties, round, turn)
+        position.check(options)
         game = cls.__new__(cls)
+        game._setup(options, rng)
+        game.start = position
         n = options.players
-        game.options = options
-        game._rng = rng
-        if len(hands) != n:
-            raise InvalidPosition(f"{n} players need {n} hands, got {len(hands)}")
-        if len(rows) != ROWS:
-            raise InvalidPosition(f"there are {ROWS} rows, got {len(rows)}")
-        sizes = {len(h) for h in hands}
-        if len(sizes) != 1 or not 1 <= min(sizes) <= HAND_SIZE:
-            raise InvalidPosition(f"hands must all hold the same number of cards (1 to {HAND_SIZE})")
-        for index, row in enumerate(rows):
-            if not 1 <= len(row) <= ROW_LIMIT:
-                raise InvalidPosition(f"row {index} holds {len(row)} cards; a row holds 1 to {ROW_LIMIT}")
-            if any(a >= b for a, b in zip(row, row[1:])):
-                raise InvalidPosition(f"row {index} {list(row)} is not ascending")
-        cards = [c for h in hands for c in h] + [c for r in rows for c in r]
-        deck = set(options.deck)
-        if any(type(c) is not int or c not in deck for c in cards):
-            bad = next(c for c in cards if type(c) is not int or c not in deck)
-            raise InvalidPosition(f"card {bad!r} is not in the deck in use (1 to {len(deck)})")
-        if len(set(cards)) != len(cards):
-            raise InvalidPosition("a card appears twice in the position")
-        game.round = round
-        hand_size = len(hands[0])
-        game.turn = turn if turn is not None else HAND_SIZE - hand_size + 1
+        game.round = position.round
+        game.turn = position.first_turn
         game._phase = Phase.COMMIT
-        game._hands = [sorted(h) for h in hands]
-        game._rows = [list(r) for r in rows]
-        game._totals = list(totals) if totals is not None else [0] * n
-        game._penalties = list(penalties) if penalties is not None else [0] * n
-        if len(game._totals) != n or len(game._penalties) != n:
-            raise InvalidPosition(f"totals and penalties need one number per seat ({n})")
-        game._commits = {}
-        game._revealed = ()
-        game._queue = []
-        game._tied = ()
-        game._seen = [c for r in rows for c in r]
-        game._pool = []
-        game._pick_order = []
-        game._picks = []
-        game._result = None
-        game.history = []
+        game._hands = [sorted(h) for h in position.hands]
+        game._rows = [list(r) for r in position.rows]
+        game._totals = list(position.totals or [0] * n)
+        game._penalties = list(position.penalties or [0] * n)
+        game._seen = [c for r in position.rows for c in r]
         game.opening_events = (TurnStarted(game.round, game.turn),)
         return game
+
+    def _setup(self, options: Options, rng: random.Random | None) -> None:
+        n = options.players
+        self.options = options
+        self._rng = rng
+        self.round = 0
+        self.turn = 0
+        self._phase = Phase.DEAL
+        self._hands: list[list[int]] = [[] for _ in range(n)]
+        self._rows: list[list[int]] = []
+        self._totals = [0] * n
+        self._penalties = [0] * n
+        self._commits: dict[int, int] = {}  # seat -> face-down card, until the reveal
+        self._revealed: tuple[tuple[int, int], ...] = ()
+        self._queue: list[tuple[int, int]] = []  # (card, seat) still to place, lowest first
+        self._tied: tuple[Place, ...] = ()
+        self._seen: list[int] = []
+        self._pool: list[int] = []
+        self._pick_order: list[int] = []
+        self._picks: list[tuple[int, int]] = []
+        self._result: GameResult | None = None
+        self.history: list[Deal | Decision] = []
 
     # ----------------------------------------------------------------- queries
 
@@ -423,6 +400,7 @@ class Game:
             self._seen.append(card)
         self._revealed = tuple((seat, card) for card, seat in plays)
         self._queue = plays
+        self._commits = {}
         events: list[Event] = [CardsRevealed(self._revealed)]
         events.extend(self._resolve())
         return events
@@ -466,7 +444,6 @@ class Game:
         return [RowTaken(seat, row, taken, heads), CardPlaced(seat, card, row, end)]
 
     def _end_turn(self) -> list[Event]:
-        self._commits = {}
         self._revealed = ()
         self._phase = Phase.COMMIT
         if self._hands[0]:

@@ -297,10 +297,9 @@ class Observer:
                 assert view.own_commit == self.commits.get(seat)
                 if view.own_commit is not None:
                     assert view.own_commit in view.hand  # face down, still in the hand
-            elif phase in (Phase.ROW_CHOICE, Phase.TIE_CHOICE):
-                assert view.own_commit == self.commits[seat]  # this turn's card, now revealed
             else:
-                assert view.own_commit is None
+                assert view.own_commit is None  # after the reveal nothing is face down
+                assert view.committed == frozenset()
             assert view.legal == game.legal_decisions(seat)
         # The pending decision agrees with legal_decisions and autopilot.
         if self.over:
