@@ -52,7 +52,9 @@ from .events import (
 )
 from .moves import End, Place
 from .pending import AwaitingCommits, AwaitingDeal, AwaitingDraftPick, AwaitingRowChoice
-from .record import Record, RecordError, Replay, Start, Step, follow_rows, record_from_bytes
+from .record import Record, RecordError, Start, record_from_bytes
+from .record_build import follow_rows
+from .record_replay import Replay, Step
 
 __all__ = ["main", "Narrator", "event_to_json", "step_lines"]
 

@@ -209,10 +209,33 @@ def test_record_from_a_hand_made_game_matches_the_file() -> None:
 
 def test_a_hand_made_game_needs_its_start() -> None:
     game = Game.from_position(Options(players=2, rounds=1), [[10], [20], [30], [40]], [[5], [50]])
+    game.start = None  # a hand-made game that lost its start
     with pytest.raises(ValueError, match="start=Start.of"):
         record_from_game(game)
     with pytest.raises(ValueError, match="no start"):
         record_from_game(Game(Options(players=2), seed=1), start=Start.of(game))
+
+
+def test_record_from_a_hand_made_game_takes_its_start_from_the_game() -> None:
+    options = Options(players=3, rounds=2)
+    rows, hands = [[12], [37], [43], [58]], [[14, 26, 3], [15, 30, 68], [44, 21, 9]]
+    game = Game.from_position(options, rows, hands, totals=[4, 0, 7], rng=random.Random(3))
+    play(game, random.Random(3), 10**6)
+    assert game.is_over and game.round == 2
+    record = record_from_game(game, seats=["Ann", "Bob", "Cid"])
+    assert record.start == Start(
+        rows=((12,), (37,), (43,), (58,)), hands=tuple(map(tuple, hands)), totals=(4, 0, 7)
+    )
+    assert record.start.position == game.start
+    again = Record.from_json(record.to_json())
+    assert again == record
+    run = replay(again).run()
+    assert run.stopped is None
+    assert run.game.result == game.result and run.game.totals == game.totals
+    # An explicit start (here with a comment) still wins over the game's own.
+    commented = record_from_game(game, start=Start.at(game.start, comment="from the game"))
+    assert commented.start.comment == "from the game"
+    assert replay(commented).run().game.result == game.result
 
 
 def test_record_without_claims() -> None:
