@@ -15,7 +15,7 @@ import argparse
 import random
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from nimmt.engine import BULLHEADS, Commit, Game, Options, Phase
 from nimmt.engine.fast import random_round

@@ -10,7 +10,8 @@ True
 from __future__ import annotations
 
 import random
-from typing import Callable, Protocol
+from typing import Protocol
+from collections.abc import Callable
 
 from nimmt.engine import (
     BULLHEADS,
