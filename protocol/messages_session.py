@@ -1,0 +1,286 @@
+"""Handshake, always-available and lobby messages."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from .base import F, Message, message
+from .errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
+from .fields import Bool, Ident, Int, IntList, ListOf, Nested, OneOf, Optional, Text
+from .states import Role
+from .structs import (
+    CHAT_TEXT,
+    CODE,
+    MAX_TABLES_LISTED,
+    MESSAGE_TEXT,
+    NAME,
+    NONCE,
+    SEAT,
+    SOFTWARE,
+    STRATEGY,
+    SUPPORTED_VERSIONS,
+    TABLE_ID,
+    TABLE_NAME,
+    TOKEN,
+    Limits,
+    TableInfo,
+    TableOptions,
+)
+
+__all__ = [
+    "Hello",
+    "Welcome",
+    "Error",
+    "Goodbye",
+    "Ping",
+    "Pong",
+    "ListTables",
+    "TableList",
+    "CreateTable",
+    "Join",
+    "Watch",
+    "Leave",
+    "AddBot",
+    "RemoveBot",
+    "Start",
+    "Chat",
+    "ChatMessage",
+    "Seated",
+    "Watching",
+    "Left",
+    "TableUpdated",
+    "TableClosed",
+]
+
+C: Final = Role.CLIENT
+S: Final = Role.SERVER
+
+TABLE_INFO: Final = Nested(TableInfo, "map TableInfo")
+TAG: Final = Ident(r"[a-z][a-z_]*", 40, "a message type")
+VERSION: Final = Int(min(SUPPORTED_VERSIONS), max(SUPPORTED_VERSIONS),
+                     "int, " + " or ".join(map(str, SUPPORTED_VERSIONS)))
+FIELD_PATH: Final = Text(1, 100)
+
+# --- handshake ------------------------------------------------------------------
+
+
+@message("hello", C)
+class Hello(Message):
+    """First message of a client, within ``hello_timeout`` of connecting."""
+
+    protocol: int = F(VERSION, "protocol version the client speaks (this document: 1)")
+    name: str = F(NAME, "player or spectator name")
+    kind: str = F(OneOf("human", "bot", "spectator"), "what the client is")
+    token: str | None = F(Optional(TOKEN), "session token of an earlier connection, to resume",
+                          default=None)
+    software: str | None = F(Optional(SOFTWARE), "client program and version, informative",
+                             default=None)
+
+    @staticmethod
+    def _precheck(obj: dict[Any, Any]) -> None:
+        # Checked before anything else, so that a later version's hello (whose
+        # fields may differ) is answered "unsupported_version", not "extra_field".
+        v = obj.get("protocol")
+        if type(v) is int and v not in SUPPORTED_VERSIONS:
+            raise LocalProtocolError(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"protocol {v} is not supported; supported: "
+                + ", ".join(map(str, SUPPORTED_VERSIONS)),
+                "protocol",
+            )
+
+
+@message("welcome", S)
+class Welcome(Message):
+    """The server accepts the hello."""
+
+    protocol: int = F(VERSION, "protocol version of this connection")
+    server: str = F(SOFTWARE, "server program and version")
+    name: str = F(NAME, "your name as the server shows it (may differ from hello.name)")
+    token: str = F(TOKEN, "session token: keep it secret, send it in hello to resume")
+    resumed: bool = F(Bool, "true if the hello's token resumed an earlier session")
+    limits: Limits = F(Nested(Limits, "map Limits"), "the server's limits and timers")
+
+
+# --- always ---------------------------------------------------------------------
+
+
+@message("error", S)
+class Error(Message):
+    """A request was refused, or the peer broke the protocol (``re``: the request's id)."""
+
+    code: str = F(CODE, "stable error code (see Error codes)")
+    message: str = F(MESSAGE_TEXT, "human-readable explanation")
+    request: str | None = F(Optional(TAG), "type of the message refused, if known",
+                            default=None)
+    field: str | None = F(Optional(FIELD_PATH), "field at fault, e.g. options.turn_time",
+                          default=None)
+    supported: tuple[int, ...] | None = F(
+        Optional(IntList(1, 1000, 1, 16)), "unsupported_version: the versions spoken",
+        default=None,
+    )
+
+    @classmethod
+    def from_exception(
+        cls, exc: ProtocolError, *, supported: tuple[int, ...] | None = None
+    ) -> Error:
+        """The ``error`` answering a :class:`ProtocolError` (``re``/``request`` included)."""
+        text = exc.message if exc.message.isprintable() else repr(exc.message)
+        field = exc.field
+        if field is not None and (len(field) > 100 or not field.isprintable()):
+            field = repr(field)[:100]
+        code = exc.code
+        try:
+            CODE.check(code)
+        except LocalProtocolError:
+            code = ErrorCode.INTERNAL_ERROR
+        request = re_ = None
+        if isinstance(exc, RemoteProtocolError):
+            request, re_ = exc.request, exc.re
+        if code == ErrorCode.UNSUPPORTED_VERSION and supported is None:
+            supported = SUPPORTED_VERSIONS
+        return cls(code=code, message=text[:500], request=request, field=field,
+                   supported=supported, re=re_)
+
+
+@message("goodbye", C, S)
+class Goodbye(Message):
+    """The sender closes the connection after this message."""
+
+    reason: str = F(CODE, "quit, replaced, server_shutdown, protocol_error, timeout, kicked, "
+                    "or an error code")
+    message: str = F(MESSAGE_TEXT, "human-readable explanation", default="")
+
+
+@message("ping", C, S)
+class Ping(Message):
+    """Liveness check: answer with a pong carrying the same nonce."""
+
+    nonce: int = F(NONCE, "any number, echoed in the pong")
+
+
+@message("pong", C, S)
+class Pong(Message):
+    """Answer to a ping."""
+
+    nonce: int = F(NONCE, "the ping's nonce")
+
+
+@message("chat", C)
+class Chat(Message):
+    """Say something: to your table if you are at one, otherwise to the lobby."""
+
+    text: str = F(CHAT_TEXT, "the text")
+
+
+@message("chat_message", S)
+class ChatMessage(Message):
+    """Someone said something (your own chat comes back too)."""
+
+    name: str = F(NAME, "who said it")
+    seat: int | None = F(Optional(SEAT), "their seat at your table, nil if none")
+    text: str = F(CHAT_TEXT, "the text")
+
+
+# --- lobby ----------------------------------------------------------------------
+
+
+@message("list_tables", C)
+class ListTables(Message):
+    """Ask for the tables (answered with table_list)."""
+
+
+@message("table_list", S)
+class TableList(Message):
+    """The tables, newest first."""
+
+    tables: tuple[TableInfo, ...] = F(ListOf(TABLE_INFO, 0, MAX_TABLES_LISTED),
+                                      f"at most {MAX_TABLES_LISTED} tables")
+
+
+@message("table_updated", S)
+class TableUpdated(Message):
+    """A table was created or changed (to the lobby and to everyone at the table)."""
+
+    table: TableInfo = F(TABLE_INFO, "the table as it is now")
+
+
+@message("table_closed", S)
+class TableClosed(Message):
+    """A table is gone (to the lobby)."""
+
+    table_id: str = F(TABLE_ID, "the table")
+
+
+@message("create_table", C)
+class CreateTable(Message):
+    """Create a table; a human or bot creator is seated at seat 0 and becomes host."""
+
+    options: TableOptions = F(Nested(TableOptions, "map TableOptions"),
+                              "the options; omitted fields take their default",
+                              default=TableOptions())
+    name: str = F(TABLE_NAME, "table name", default="")
+
+
+@message("join", C)
+class Join(Message):
+    """Take a seat at a table (answered with seated)."""
+
+    table_id: str = F(TABLE_ID, "the table")
+    seat: int | None = F(Optional(SEAT), "the seat wanted, nil for any free seat", default=None)
+
+
+@message("watch", C)
+class Watch(Message):
+    """Watch a table as a spectator (answered with watching)."""
+
+    table_id: str = F(TABLE_ID, "the table")
+
+
+@message("leave", C)
+class Leave(Message):
+    """Leave your seat or stop watching (answered with left)."""
+
+
+@message("add_bot", C)
+class AddBot(Message):
+    """Host only: seat a built-in bot (answered with table_updated)."""
+
+    strategy: str = F(STRATEGY, "built-in strategy name", default="heuristic")
+    seat: int | None = F(Optional(SEAT), "seat, nil for the first free one", default=None)
+    name: str | None = F(Optional(NAME), "bot name, nil for a generated one", default=None)
+
+
+@message("remove_bot", C)
+class RemoveBot(Message):
+    """Host only, before the game: remove a built-in bot."""
+
+    seat: int = F(SEAT, "the bot's seat")
+
+
+@message("start", C)
+class Start(Message):
+    """Host only: start the game; every seat must be taken (add bots to fill them)."""
+
+
+@message("seated", S)
+class Seated(Message):
+    """You sit at a table (after create_table, join, or a resumed session)."""
+
+    table: TableInfo = F(TABLE_INFO, "the table")
+    seat: int = F(SEAT, "your seat")
+
+
+@message("watching", S)
+class Watching(Message):
+    """You watch a table (after watch, create_table by a spectator, or resuming)."""
+
+    table: TableInfo = F(TABLE_INFO, "the table")
+
+
+@message("left", S)
+class Left(Message):
+    """You are no longer at the table."""
+
+    table_id: str = F(TABLE_ID, "the table")
+    reason: str = F(CODE, "left (you asked), kicked, or table_closed")

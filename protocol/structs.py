@@ -1,0 +1,183 @@
+"""Protocol constants, shared field kinds and the nested map types."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .base import MAX_SAFE_INT, F, Struct, struct
+from .errors import ErrorCode, LocalProtocolError
+from .fields import (
+    Bool,
+    Float,
+    Ident,
+    Int,
+    IntList,
+    ListOf,
+    Nested,
+    OneOf,
+    Optional,
+    Pair,
+    Text,
+)
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "SUPPORTED_VERSIONS",
+    "DEFAULT_MAX_FRAME_SIZE",
+    "MAX_TABLES_LISTED",
+    "Place",
+    "TableOptions",
+    "SeatInfo",
+    "TableInfo",
+    "Limits",
+    "Pending",
+]
+
+#: The protocol version this package speaks (``hello.protocol``).
+PROTOCOL_VERSION: Final = 1
+#: Versions this package can decode; a ``hello`` for another one is refused.
+SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1,)
+#: Default frame limit (body bytes, excluding the 4-byte length prefix).
+DEFAULT_MAX_FRAME_SIZE: Final = 64 * 1024
+#: ``table_list`` holds at most this many tables.
+MAX_TABLES_LISTED: Final = 20
+
+# --- shared kinds --------------------------------------------------------------
+SEAT: Final = Int(0, 9)
+ROW: Final = Int(0, 3)
+CARD: Final = Int(1, 104)
+ROUND: Final = Int(1, 10_000)
+TURN: Final = Int(1, 10)
+PICK: Final = Int(1, 104)
+END: Final = OneOf("left", "right")
+DEADLINE: Final = Float(0.0, 1e11)
+REMAINING: Final = Float(0.0, 86_400.0)
+TOTAL: Final = Int(0, 100_000)
+PENALTY: Final = Int(0, 10_000)
+NONCE: Final = Int(0, MAX_SAFE_INT)
+NAME: Final = Text(1, 32)
+TABLE_NAME: Final = Text(0, 40)
+MESSAGE_TEXT: Final = Text(0, 500)
+CHAT_TEXT: Final = Text(1, 500)
+TABLE_ID: Final = Ident(r"[A-Za-z0-9_-]+", 32, "1..32 chars of A-Z a-z 0-9 _ -")
+TOKEN: Final = Ident(r"[A-Za-z0-9_-]{16,128}", 128, "16..128 chars of A-Z a-z 0-9 _ -")
+CODE: Final = Ident(r"[a-z][a-z0-9_]*", 40, "1..40 chars of a-z 0-9 _, a letter first")
+STRATEGY: Final = Ident(r"[a-z][a-z0-9_-]*", 32, "1..32 chars of a-z 0-9 _ -, a letter first")
+SOFTWARE: Final = Text(1, 64)
+SEAT_LIST: Final = IntList(0, 9, 0, 10, unique=True)
+HAND: Final = IntList(1, 104, 0, 10, unique=True)
+POOL: Final = IntList(1, 104, 0, 104, unique=True)
+SEAT_CARD: Final = Pair(SEAT, CARD, "[seat, card]: [int 0..9, int 1..104]")
+PER_SEAT_TOTALS: Final = IntList(0, 100_000, 2, 10)
+PER_SEAT_PENALTIES: Final = IntList(0, 10_000, 2, 10)
+
+
+def _bad(code: str, text: str, field: str | None) -> LocalProtocolError:
+    return LocalProtocolError(code, text, field)
+
+
+@struct
+class Place(Struct):
+    """Where a card may go: an end of a row."""
+
+    row: int = F(ROW, "row, 0..3")
+    end: str = F(END, '"right" (after the last card) or "left" (before the first, Professional)')
+
+
+PLACE: Final = Nested(Place, "map Place {row, end}")
+
+
+@struct
+class TableOptions(Struct):
+    """A table's options (every field may be omitted in ``create_table``: default)."""
+
+    seats: int = F(Int(2, 10), "number of seats", default=4)
+    tactic_deck: bool = F(Bool, "play with cards 1..10*seats+4 only", default=False)
+    draft: bool = F(Bool, "Draft variant: hands are picked from an open pool", default=False)
+    professional: bool = F(Bool, "Professional rows: cards may go before a row", default=False)
+    point_limit: int | None = F(
+        Optional(Int(1, 1000)), "game ends after the round a total reaches this", default=66
+    )
+    rounds: int | None = F(Optional(Int(1, 100)), "game ends after this many rounds",
+                           default=None)
+    countdown: bool = F(Bool, "display scores counting down from the limit", default=False)
+    turn_time: float = F(Float(0.1, 3600.0), "seconds to commit a card", default=30.0)
+    choice_time: float = F(Float(0.1, 3600.0), "seconds for a row or tie choice", default=20.0)
+    draft_time: float = F(Float(0.1, 3600.0), "seconds for a draft pick", default=15.0)
+    step_delay: float = F(Float(0.0, 10.0), "pause between resolution steps", default=0.8)
+    autoplay_when_away: str = F(
+        OneOf("grace", "immediately"), "play for a disconnected seat at once or after grace",
+        default="grace",
+    )
+    grace_time: float = F(Float(0.0, 3600.0), "grace before a disconnected seat is played for",
+                          default=30.0)
+    fallback: str = F(STRATEGY, "strategy of the autopilot", default="heuristic")
+
+    def _cross(self) -> None:
+        if self.point_limit is None and self.rounds is None:
+            raise _bad(ErrorCode.OUT_OF_RANGE, "point_limit and rounds cannot both be nil",
+                       "point_limit")
+
+
+@struct
+class SeatInfo(Struct):
+    """An occupied seat."""
+
+    name: str = F(NAME, "player name")
+    kind: str = F(OneOf("human", "bot"), "who sits there")
+    connected: bool = F(Bool, "false while the player is away (built-in bots: true)")
+    total: int = F(TOTAL, "penalty total of the game so far")
+    penalties: int = F(PENALTY, "penalties taken in the current round")
+    strategy: str | None = F(Optional(STRATEGY), "built-in bot strategy, nil for a client",
+                             default=None)
+
+
+@struct
+class TableInfo(Struct):
+    """A table as listed in the lobby and sent on changes."""
+
+    table_id: str = F(TABLE_ID, "table id")
+    name: str = F(TABLE_NAME, "table name (may be empty)")
+    options: TableOptions = F(Nested(TableOptions, "map TableOptions"), "the options")
+    seats: tuple[SeatInfo | None, ...] = F(
+        ListOf(Optional(Nested(SeatInfo, "map SeatInfo")), 2, 10),
+        "one entry per seat, nil for an empty seat",
+    )
+    host: int | None = F(Optional(SEAT), "seat of the host (may add bots, start), nil if none")
+    status: str = F(OneOf("waiting", "playing", "over"), "waiting to start, playing, game over")
+    spectators: int = F(Int(0, 10_000), "number of spectators")
+
+    def _cross(self) -> None:
+        if len(self.seats) != self.options.seats:
+            raise _bad(ErrorCode.OUT_OF_RANGE, "there must be one entry per seat", "seats")
+
+
+@struct
+class Limits(Struct):
+    """The server's limits and timers (``welcome.limits``)."""
+
+    max_frame_size: int = F(Int(1024, 16 * 1024 * 1024), "largest frame body accepted, bytes")
+    hello_timeout: float = F(Float(0.1, 3600.0), "seconds allowed between connect and hello")
+    ping_interval: float = F(Float(0.1, 3600.0), "the server pings an idle client this often")
+    pong_timeout: float = F(Float(0.1, 3600.0), "seconds to answer a ping before being dropped")
+    reconnect_grace: float = F(Float(0.0, 86_400.0), "seconds a session token stays valid "
+                               "after a disconnect")
+    rate_limit: int = F(Int(1, 100_000), "messages per second a client may send (burst 2x)")
+
+
+@struct
+class Pending(Struct):
+    """The decision the table is waiting for, besides the commits."""
+
+    kind: str = F(OneOf("row", "tie", "draft"), "row choice, tie choice or draft pick")
+    seat: int = F(SEAT, "the deciding seat")
+    deadline: float = F(DEADLINE, "absolute deadline (server clock, Unix seconds)")
+    remaining: float = F(REMAINING, "seconds left when the snapshot was sent")
+    card: int | None = F(Optional(CARD), "row/tie: the card being placed; draft: nil",
+                         default=None)
+    pick: int | None = F(Optional(PICK), "draft: the pick number; otherwise nil", default=None)
+    rows: tuple[int, ...] = F(IntList(0, 3, 0, 4, unique=True), "row: legal rows, else []",
+                              default=())
+    places: tuple[Place, ...] = F(ListOf(PLACE, 0, 8), "tie: the tied places, else []",
+                                  default=())
+
