@@ -17,6 +17,7 @@ the same as ``Game``'s; the tests check both give the same rows and penalties.
 from __future__ import annotations
 
 import random
+from bisect import bisect
 from collections.abc import Callable, Sequence
 
 from .cards import BULLHEADS, FULL_DECK
@@ -143,12 +144,52 @@ def random_round(
     deck: Sequence[int] = FULL_DECK,
 ) -> list[int]:
     """Deal and play one round with every card chosen at random; return the
-    bullheads each seat took. Hands are dealt in random order and played in
+    bullheads each seat took (a row that a card fits nowhere takes is chosen
+    by RULES.md's default). Hands are dealt in random order and played in
     that order, which is a uniformly random choice of card each turn."""
     cards = rng.sample(deck, players * 10 + 4)
-    rows = [[cards[-4]], [cards[-3]], [cards[-2]], [cards[-1]]]
+    if professional:
+        rows = [[cards[-4]], [cards[-3]], [cards[-2]], [cards[-1]]]
+        penalties = [0] * players
+        for turn in range(10):
+            resolve_turn(rows, list(zip(cards[turn : players * 10 : 10], range(players))), penalties, True)
+        return penalties
+    return _random_round_base(cards, players)
+
+
+def _random_round_base(cards: list[int], players: int) -> list[int]:
+    # Rows kept sorted by their last card: a card goes to the row just before
+    # its bisect position, and placing it keeps the order (it is below the
+    # next row's last card). Only a row taken by a too-low card moves: to the
+    # front. Per row we keep its last card, its length and its bullheads.
+    starts = sorted(zip(cards[-4:], range(4)))
+    lasts = [card for card, _ in starts]
+    row_numbers = [number for _, number in starts]
+    lengths = [1, 1, 1, 1]
+    heads = [_B[c] for c in lasts]
     penalties = [0] * players
     seats = range(players)
+    bull = _B
     for turn in range(10):
-        resolve_turn(rows, [(cards[seat * 10 + turn], seat) for seat in seats], penalties, professional)
+        for card, seat in sorted(zip(cards[turn : players * 10 : 10], seats)):
+            i = bisect(lasts, card) - 1
+            if i >= 0:
+                if lengths[i] == 5:
+                    penalties[seat] += heads[i]
+                    lengths[i] = 1
+                    heads[i] = bull[card]
+                else:
+                    lengths[i] += 1
+                    heads[i] += bull[card]
+                lasts[i] = card
+            else:
+                cheapest = min(heads)
+                i = min((n, j) for j, n in enumerate(row_numbers) if heads[j] == cheapest)[1]
+                penalties[seat] += cheapest
+                number = row_numbers[i]
+                del lasts[i], lengths[i], heads[i], row_numbers[i]
+                lasts.insert(0, card)
+                lengths.insert(0, 1)
+                heads.insert(0, bull[card])
+                row_numbers.insert(0, number)
     return penalties

@@ -62,3 +62,17 @@ def test_random_round_is_seeded() -> None:
     assert [random_round(random.Random(9), 5, True) for _ in range(3)] == [
         random_round(random.Random(9), 5, True) for _ in range(3)
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 10), st.booleans(), st.integers(0, 2**32))
+def test_random_round_plays_like_resolve_turn(players: int, professional: bool, seed: int) -> None:
+    """random_round's own bookkeeping gives what resolve_turn gives for the same deal."""
+    cards = random.Random(seed).sample(range(1, 105), players * 10 + 4)
+    rows = [[c] for c in cards[-4:]]
+    expected = [0] * players
+    for turn in range(10):
+        plays = [(cards[seat * 10 + turn], seat) for seat in range(players)]
+        resolve_turn(rows, plays, expected, professional)
+    deck = tuple(range(1, 105))
+    assert random_round(random.Random(seed), players, professional, deck) == expected

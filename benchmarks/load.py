@@ -1,0 +1,366 @@
+"""Load benchmark: many tables of bot clients against one nimmt-server over loopback.
+
+    # held load: 1,000 bots (250 tables of 4) that take 0.5-1.5 s to decide
+    python benchmarks/load.py --tables 250 --think 0.5:1.5 --duration 60
+    # saturation: bots that answer at once
+    python benchmarks/load.py --tables 50 --think 0 --duration 30 [--profile]
+
+The script starts `python -m nimmt.server` on 127.0.0.1 (a free port), then
+`--processes` worker processes, each playing its share of the tables over
+real sockets (the four bots of a table live in one worker). Tables use step
+delay 0 and start a new game as soon as one ends. After `--warmup` seconds it
+measures for `--duration` seconds and reports:
+
+- turns per second (turns whose reveal reached every seat, all tables);
+- reveal latency: for each turn, from the moment its last commit was sent to
+  the moment its `revealed` message had arrived at all four seats (p50/p99);
+- the server's CPU (user+system seconds per wall second; 1.0 = one core) and
+  memory (peak and final resident set size).
+
+`--profile` runs the server under cProfile and prints where its time went.
+Everything stays on 127.0.0.1 and stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import trio
+
+from nimmt.protocol import (
+    CONNECTION_CLOSED,
+    NEED_DATA,
+    ChooseRow,
+    ChooseTie,
+    Commit,
+    Connection,
+    CreateTable,
+    DraftPick,
+    GameOver,
+    Hello,
+    HandDealt,
+    Join,
+    Ping,
+    Pong,
+    Revealed,
+    Role,
+    RowChoiceRequest,
+    Seated,
+    Start,
+    TableOptions,
+    TieChoiceRequest,
+    DraftPickRequest,
+    TurnStarted,
+    Welcome,
+    Error,
+)
+
+SEATS = 4
+
+
+# ----------------------------------------------------------------------------- worker
+
+
+@dataclass
+class TurnTiming:
+    last_commit: float = 0.0
+    reveals: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Stats:
+    measure_from: float
+    measure_to: float
+    turns: int = 0
+    latencies: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    games: int = 0
+
+
+class Bot:
+    """One bot connection: a random legal card after a think time."""
+
+    def __init__(self, stream: trio.SocketStream, name: str, think: tuple[float, float],
+                 rng: random.Random) -> None:
+        self.stream = stream
+        self.conn = Connection(Role.CLIENT)
+        self.name = name
+        self.think = think
+        self.rng = rng
+        self.hand: set[int] = set()
+        self.turn_key: tuple[int, int] = (0, 0)  # (round, turn) of the latest turn_started
+        self.send_lock = trio.Lock()
+
+    async def send(self, message: object) -> None:
+        data = self.conn.send(message)  # type: ignore[arg-type]
+        async with self.send_lock:
+            await self.stream.send_all(data)
+
+    async def receive(self) -> object:
+        while True:
+            message = self.conn.next_message()
+            if message is NEED_DATA:
+                data = await self.stream.receive_some(65536)
+                self.conn.receive_data(data)
+                continue
+            if message is CONNECTION_CLOSED:
+                raise EOFError("server closed the connection")
+            return message
+
+    async def expect(self, kind: type) -> object:
+        while True:
+            message = await self.receive()
+            if isinstance(message, kind):
+                return message
+            if isinstance(message, Ping):
+                await self.send(Pong(nonce=message.nonce))
+            elif isinstance(message, Error):
+                raise RuntimeError(f"{self.name}: server error {message.code}: {message.message}")
+
+    async def thinking(self) -> None:
+        low, high = self.think
+        if high > 0:
+            await trio.sleep(self.rng.uniform(low, high))
+
+
+async def play_table(index: int, port: int, think: tuple[float, float], stats: Stats,
+                     stop_at: float, seed: int) -> None:
+    rng = random.Random(seed)
+    bots: list[Bot] = []
+    for seat in range(SEATS):
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        bot = Bot(stream, f"t{index}s{seat}", think, random.Random(rng.random()))
+        await bot.send(Hello(protocol=1, name=bot.name, kind="bot"))
+        await bot.expect(Welcome)
+        bots.append(bot)
+    host = bots[0]
+    options = TableOptions(seats=SEATS, step_delay=0.0, turn_time=30.0, choice_time=30.0,
+                           draft_time=30.0)
+    await host.send(CreateTable(options=options, name=f"load {index}"))
+    seated = await host.expect(Seated)
+    table_id = seated.table.table_id  # type: ignore[attr-defined]
+    for bot in bots[1:]:
+        await bot.send(Join(table_id=table_id))
+        await bot.expect(Seated)
+    timings: dict[tuple[int, int, int], TurnTiming] = {}
+
+    def reveal_arrived(key: tuple[int, int, int], now: float) -> None:
+        timing = timings.setdefault(key, TurnTiming())
+        timing.reveals.append(now)
+        if len(timing.reveals) == SEATS:
+            del timings[key]
+            done = max(timing.reveals)
+            if stats.measure_from <= done <= stats.measure_to:
+                stats.turns += 1
+                stats.latencies.append(done - timing.last_commit)
+
+    async def run_bot(bot: Bot, nursery: trio.Nursery) -> None:
+        game = 0
+        while True:
+            message = await bot.receive()
+            if isinstance(message, HandDealt):
+                bot.hand = set(message.cards)
+            elif isinstance(message, TurnStarted):
+                bot.turn_key = (message.round, message.turn)
+                nursery.start_soon(commit_later, bot, game, message.round, message.turn)
+            elif isinstance(message, Revealed):
+                for _seat, card in message.plays:
+                    bot.hand.discard(card)
+                reveal_arrived((game, *bot.turn_key), time.perf_counter())
+            elif isinstance(message, RowChoiceRequest):
+                await bot.send(ChooseRow(round=message.round, turn=message.turn, row=message.rows[0]))
+            elif isinstance(message, TieChoiceRequest):
+                await bot.send(ChooseTie(round=message.round, turn=message.turn,
+                                         place=message.places[0]))
+            elif isinstance(message, DraftPickRequest):
+                await bot.send(DraftPick(round=message.round, pick=message.pick, card=message.pool[0]))
+            elif isinstance(message, GameOver):
+                game += 1
+                if bot is host:
+                    stats.games += 1
+                    if time.perf_counter() < stop_at:
+                        await bot.send(Start())
+            elif isinstance(message, Ping):
+                await bot.send(Pong(nonce=message.nonce))
+            elif isinstance(message, Error):
+                stats.errors[message.code] = stats.errors.get(message.code, 0) + 1
+
+    async def commit_later(bot: Bot, game: int, round_: int, turn: int) -> None:
+        await bot.thinking()
+        card = bot.rng.choice(sorted(bot.hand))
+        now = time.perf_counter()
+        timing = timings.setdefault((game, round_, turn), TurnTiming())
+        timing.last_commit = max(timing.last_commit, now)
+        await bot.send(Commit(round=round_, turn=turn, card=card))
+
+    with trio.move_on_at(trio.current_time() + (stop_at - time.perf_counter()) + 5):
+        async with trio.open_nursery() as nursery:
+            for bot in bots:
+                nursery.start_soon(run_bot, bot, nursery)
+            await host.send(Start())
+            await trio.sleep(stop_at - time.perf_counter())
+            nursery.cancel_scope.cancel()
+    for bot in bots:
+        await bot.stream.aclose()
+
+
+async def worker_main(args: argparse.Namespace) -> dict[str, object]:
+    low, high = args.think
+    begin = time.perf_counter()
+    stats = Stats(measure_from=begin + args.warmup, measure_to=begin + args.warmup + args.duration)
+    stop_at = stats.measure_to
+    async with trio.open_nursery() as nursery:
+        for i in range(args.tables):
+            nursery.start_soon(play_table, args.first_table + i, args.port, (low, high), stats,
+                               stop_at, args.seed * 100_000 + i)
+            await trio.sleep(0.01)  # do not open every connection in the same instant
+    return {"turns": stats.turns, "latencies": stats.latencies, "errors": stats.errors,
+            "games": stats.games}
+
+
+# ----------------------------------------------------------------------------- parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_memory_mib(pid: int) -> tuple[float, float]:
+    rss = hwm = 0.0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) / 1024
+            elif line.startswith("VmHWM:"):
+                hwm = int(line.split()[1]) / 1024
+    return rss, hwm
+
+
+def wait_for_port(port: int, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"the server did not listen on 127.0.0.1:{port} within {timeout} s")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def parent_main(args: argparse.Namespace) -> None:
+    port = free_port()
+    profile_path = os.path.join(tempfile.mkdtemp(), "server.prof")
+    server_cmd = [sys.executable]
+    if args.profile:
+        server_cmd += ["-m", "cProfile", "-o", profile_path]
+        server_cmd += ["-m", "nimmt.server"]
+    else:
+        server_cmd += ["-m", "nimmt.server"]
+    server_cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    server = subprocess.Popen(server_cmd, stdout=subprocess.DEVNULL)
+    workers: list[subprocess.Popen[str]] = []
+    try:
+        wait_for_port(port)
+        per_worker = [args.tables // args.processes + (1 if i < args.tables % args.processes else 0)
+                      for i in range(args.processes)]
+        first = 0
+        for i, count in enumerate(per_worker):
+            cmd = [sys.executable, __file__, "--worker", "--port", str(port), "--tables", str(count),
+                   "--first-table", str(first), "--think", f"{args.think[0]}:{args.think[1]}",
+                   "--duration", str(args.duration), "--warmup", str(args.warmup), "--seed", str(i)]
+            workers.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True))
+            first += count
+        time.sleep(args.warmup)
+        cpu_start, wall_start = proc_cpu_seconds(server.pid), time.monotonic()
+        time.sleep(args.duration)
+        cpu_used, wall = proc_cpu_seconds(server.pid) - cpu_start, time.monotonic() - wall_start
+        rss, hwm = proc_memory_mib(server.pid)
+        results = []
+        for worker in workers:
+            out, _ = worker.communicate(timeout=args.duration + 120)
+            if worker.returncode != 0:
+                raise SystemExit(f"a worker failed (exit {worker.returncode})")
+            results.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.kill()
+        server.send_signal(2)  # SIGINT: a graceful shutdown (and cProfile writes its file)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    latencies = [x for r in results for x in r["latencies"]]
+    turns = sum(r["turns"] for r in results)
+    errors: dict[str, int] = {}
+    for r in results:
+        for code, count in r["errors"].items():
+            errors[code] = errors.get(code, 0) + count
+    print(f"tables {args.tables} ({args.tables * SEATS} bot connections), think {args.think[0]}-"
+          f"{args.think[1]} s, {args.processes} worker processes, measured {args.duration} s")
+    print(f"turns/s            {turns / args.duration:,.1f}   ({turns} turns, "
+          f"{sum(r['games'] for r in results)} games finished)")
+    if latencies:
+        print(f"reveal latency     p50 {statistics.median(latencies) * 1000:.1f} ms   "
+              f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms   max {max(latencies) * 1000:.1f} ms")
+    print(f"server CPU         {cpu_used / wall:.2f} cores")
+    print(f"server memory      {rss:.0f} MiB now, {hwm:.0f} MiB peak")
+    if errors:
+        print(f"errors             {errors}")
+    if args.profile and os.path.exists(profile_path):
+        import pstats
+
+        print("\nserver profile, top functions by own time:")
+        pstats.Stats(profile_path).sort_stats("tottime").print_stats(25)
+
+
+def parse_think(text: str) -> tuple[float, float]:
+    low, _, high = text.partition(":")
+    return float(low), float(high or low)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=250)
+    parser.add_argument("--think", type=parse_think, default=(0.5, 1.5),
+                        help="seconds a bot takes to decide, MIN:MAX (0 = at once)")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds measured")
+    parser.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes for the bots")
+    parser.add_argument("--profile", action="store_true", help="profile the server (cProfile)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--first-table", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(trio.run(worker_main, args)))
+    else:
+        parent_main(args)
+
+
+if __name__ == "__main__":
+    main()
