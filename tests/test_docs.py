@@ -1,0 +1,36 @@
+"""The documents a newcomer reads say what the code does."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_RULES = ROOT.parent / "shared" / "RULES.md"
+
+
+def test_rules_copy_is_the_project_rules_spec() -> None:
+    # docs/RULES.md is a verbatim copy of the project's rules spec, kept beside the
+    # code for people who only have the repository. Where the spec is present
+    # (always, in CI), the copy must not have drifted from it.
+    copy = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
+    assert "## Variants" in copy and "66 or more" in copy
+    if SHARED_RULES.exists():
+        assert copy == SHARED_RULES.read_text(encoding="utf-8")
+
+
+def test_readme_python_example_runs() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    test = doctest.DocTestParser().get_doctest(block, {}, "README.md", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+    assert test.examples, "the README's example has no doctest lines"
+
+
+def test_readme_test_command_is_what_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python -m pytest" in readme and "python -m pytest" in ci
+    assert "pip install -e '.[test]'" in readme and "pip install --quiet -e '.[test]'" in ci
