@@ -1,0 +1,36 @@
+"""Start a real nimmt-server in a child process on 127.0.0.1, port 0, for end-to-end tests
+of clients that run on asyncio or in other processes (the trio server tests run it
+in-process instead)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+ADDRESS = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
+
+
+@contextmanager
+def running_server(*args: str) -> Iterator[int]:
+    """Yield the port of a fresh server; stop it (SIGTERM, then kill) afterwards."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "nimmt.server", "--host", "127.0.0.1", "--port", "0",
+         "--log-level", "warning", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        match = ADDRESS.search(line)
+        assert match, f"the server did not say where it listens: {line!r}"
+        yield int(match.group(1))
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
