@@ -1,0 +1,179 @@
+"""``nimmt-client``: the command line of the terminal client.
+
+    nimmt-client                       # the server on this machine (localhost:6066)
+    nimmt-client 192.168.1.20          # a server on the LAN, port 6066
+    nimmt-client 192.168.1.20:7000 --name Ann --join t3
+    nimmt-client --solo 3              # a private server with 3 bots, for you alone
+
+Problems (no server, wrong version, ...) print one line and exit with code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import logging
+import sys
+from collections.abc import Sequence
+
+from .net import DEFAULT_PORT, ClientError, connect, format_address
+
+__all__ = ["main", "parse_args", "parse_address", "default_name"]
+
+log = logging.getLogger("nimmt.client")
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT``, ``:PORT``, ``[IPv6]:PORT`` → (host, port)."""
+    text = text.strip()
+    host, port = text, DEFAULT_PORT
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0:
+            raise ValueError(f"missing ']' in {text!r}")
+        host, rest = text[1:end], text[end + 1:]
+        if rest:
+            if not rest.startswith(":"):
+                raise ValueError(f"cannot read {text!r}: expected [ADDRESS]:PORT")
+            port = _port(rest[1:])
+    elif text.count(":") == 1:
+        host, p = text.split(":")
+        port = _port(p)
+    host = host or "localhost"
+    return host, port
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ValueError(f"{text!r} is not a port number (1-65535)")
+    return int(text)
+
+
+def default_name() -> str:
+    """Your login name, made fit for the protocol (1..32 printable characters)."""
+    try:
+        name = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name: any fallback will do
+        name = ""
+    name = "".join(ch for ch in name if ch.isprintable()).strip()[:32]
+    return name or "player"
+
+
+def _name(text: str) -> str:
+    name = text.strip()
+    if not 1 <= len(name) <= 32 or not name.isprintable():
+        raise argparse.ArgumentTypeError("a name is 1 to 32 printable characters")
+    return name
+
+
+def _bots(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 9:
+        raise argparse.ArgumentTypeError("the number of bots is 1 to 9")
+    return int(text)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nimmt-client",
+        description="Play 6 nimmt! in your terminal, on a nimmt server of your LAN "
+        "(see docs/CLIENT.md).")
+    p.add_argument("address", nargs="?", default="localhost", metavar="HOST[:PORT]",
+                   help=f"the server (default localhost:{DEFAULT_PORT})")
+    p.add_argument("--name", type=_name, default=None,
+                   help="your name at the table (default: your login name)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--join", metavar="TABLE", help="sit down at this table at once (e.g. t3)")
+    g.add_argument("--watch", metavar="TABLE", help="watch this table at once")
+    g.add_argument("--solo", type=_bots, nargs="?", const=3, metavar="N",
+                   help="play alone against N bots (default 3) on a private server "
+                   "started for you")
+    p.add_argument("--spectator", action="store_true",
+                   help="connect as a spectator: watch only, never take a seat")
+    p.add_argument("--log", metavar="FILE", help="write a debug log to FILE")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = _parser()
+    args = p.parse_args(argv)
+    try:
+        args.host, args.port = parse_address(args.address)
+    except ValueError as exc:
+        p.error(str(exc))
+    if args.name is None:
+        args.name = default_name()
+    if args.solo and args.spectator:
+        p.error("--solo and --spectator do not go together")
+    return args
+
+
+def _setup_logging(path: str | None) -> None:
+    log.propagate = False
+    log.handlers.clear()
+    if path:
+        handler: logging.Handler = logging.FileHandler(path)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.setLevel(logging.DEBUG)
+    else:
+        handler = logging.NullHandler()
+    log.addHandler(handler)
+
+
+async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
+    from .solo import SoloError, SoloServer
+    from .tui.app import run_tui
+    from .tui.controller import StartPlan
+
+    kind = "spectator" if args.spectator else "human"
+    solo: SoloServer | None = None
+    try:
+        if args.solo:
+            solo = SoloServer(args.solo)
+            await solo.start()
+            conn = await solo.connect(args.name, kind)
+            plan = StartPlan(solo=True)
+        else:
+            conn = await connect(args.host, args.port, args.name, kind)
+            plan = StartPlan(join=args.join, watch=args.watch)
+        if not interactive:
+            await conn.close()
+            print("nimmt-client: connected, but this is a full-screen program: "
+                  "run it in a terminal", file=sys.stderr)
+            return 1
+        outcome = await run_tui(conn, plan=plan)
+    except (ClientError, SoloError) as exc:
+        print(f"nimmt-client: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if solo is not None:
+            await solo.stop()
+    if outcome.message:
+        print(f"nimmt-client: {outcome.message}", file=sys.stderr if outcome.error else sys.stdout)
+    if not outcome.error:
+        print("Goodbye — thanks for playing!")
+    return 1 if outcome.error else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    _setup_logging(args.log)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    try:
+        return asyncio.run(_run(args, interactive))
+    except KeyboardInterrupt:
+        print("nimmt-client: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - one line for the user, never a traceback
+        if args.debug:
+            raise
+        log.exception("unexpected error")
+        where = format_address(args.host, args.port)
+        print(f"nimmt-client: unexpected error with {where}: {exc!r} "
+              "(run with --debug for details)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The prompt_toolkit ``Application``: model, layout, keys and style put together, and
+the task that feeds it the server's messages.
+
+``await run_tui(conn)`` runs the terminal client on a connected
+:class:`~nimmt.client.net.ClientConnection` (or anything with the same
+``welcome``/``handshake_errors``/``events()``/``send()``/``close()``) and returns
+an :class:`Outcome`: why it ended, in one line, and whether that was an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from nimmt import protocol as P
+from nimmt.protocol import Message
+
+from ..link import LinkEvent
+from ..model import TableModel
+from ..net import ClientError
+from .controller import Controller, StartPlan
+from .keys import build_key_bindings
+from .layout import Screen
+from .style import STYLE
+
+__all__ = ["AppConnection", "Outcome", "build_application", "run_tui"]
+
+
+class AppConnection(Protocol):
+    welcome: P.Welcome | None
+    handshake_errors: list[P.Error]
+
+    async def send(self, msg: Message) -> int | None: ...
+
+    def events(self) -> AsyncIterator[Message | LinkEvent]: ...
+
+    async def close(self, reason: str = "quit", message: str = "") -> None: ...
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How the session ended: ``message`` for the terminal (may be empty), ``error``."""
+
+    message: str = ""
+    error: bool = False
+
+
+def build_application(c: Controller, *, input: Input | None = None,
+                      output: Output | None = None,
+                      clock: Callable[[], float] = time.monotonic) -> Application[Any]:
+    """The full-screen application for controller ``c`` (wires ``c.invalidate``/``c.exit``)."""
+    screen = Screen(c, clock)
+    app: Application[Any] = Application(
+        layout=screen.layout,
+        key_bindings=build_key_bindings(c, screen),
+        style=STYLE,
+        full_screen=True,
+        mouse_support=False,
+        refresh_interval=0.5,
+        input=input,
+        output=output,
+    )
+    app.ttimeoutlen = 0.05  # a lone Esc closes panels quickly
+    c.invalidate = app.invalidate
+
+    def exit_app() -> None:
+        if app.is_running and not app.is_done:
+            app.exit()
+
+    c.exit = exit_app
+    return app
+
+
+async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
+                  input: Input | None = None, output: Output | None = None,
+                  clock: Callable[[], float] = time.monotonic,
+                  ready: Callable[[Controller, Application[Any]], None] | None = None
+                  ) -> Outcome:
+    """Run the terminal client until the player quits or the connection ends."""
+    model = TableModel(clock)
+    for err in conn.handshake_errors:
+        model.apply(err)
+    if conn.welcome is not None:
+        model.apply(conn.welcome)
+    c = Controller(model, conn, plan=plan, clock=clock)
+    app = build_application(c, input=input, output=output, clock=clock)
+    outcome = Outcome()
+
+    async def pump() -> None:
+        try:
+            async for msg in conn.events():
+                c.on_message(msg)
+                app.invalidate()
+        except ClientError as exc:
+            outcome.message, outcome.error = str(exc), True
+        else:
+            g = model.goodbye
+            if g is not None:
+                why = g.message or g.reason.replace("_", " ")
+                outcome.message = f"the server closed the connection: {why}"
+                outcome.error = g.reason not in ("server_shutdown", "quit")
+        c.exit()
+
+    running = asyncio.Event()
+
+    async def pump_when_running() -> None:
+        await running.wait()
+        c.start()
+        await pump()
+
+    def pre_run() -> None:
+        running.set()
+        if ready is not None:
+            ready(c, app)
+
+    task = asyncio.ensure_future(pump_when_running())
+    try:
+        await app.run_async(pre_run=pre_run)
+    finally:
+        task.cancel()
+        try:
+            await task
+        except (asyncio.CancelledError, Exception):  # noqa: BLE001 - already reported
+            pass
+        await c.drain()
+        await conn.close()
+    return outcome

@@ -1,0 +1,377 @@
+"""What the keys do: turns key presses into requests, and messages into screen state.
+
+The controller owns the :class:`~nimmt.client.model.TableModel` and the
+:class:`~nimmt.client.tui.state.UiState`. It talks to the server through any
+object with ``async send(msg)`` (a :class:`~nimmt.client.net.ClientConnection`
+or a test double), and never blocks: sends run as tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from nimmt import protocol as P
+from nimmt.protocol import Message
+
+from ..decisions import COMMIT, DRAFT, ROW, TIE, Decision
+from ..link import LinkLost, LinkRestored
+from ..model import TableModel
+from ..net import ClientError
+from ..words import error_hint
+from .state import POOL_COLUMNS, CreateForm, Status, UiState
+
+__all__ = ["Sender", "StartPlan", "Controller"]
+
+CONFIRM_SECONDS = 3.0
+STATUS_SECONDS = 6.0
+SOLO_START_AFTER = 1.0
+
+
+class Sender(Protocol):
+    async def send(self, msg: Message) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StartPlan:
+    """What to do once welcomed: join or watch a table, or (solo) join the bot table."""
+
+    join: str | None = None
+    watch: str | None = None
+    solo: bool = False
+
+
+class Controller:
+    """Key actions and message handling for the terminal UI."""
+
+    def __init__(self, model: TableModel, conn: Sender, *, plan: StartPlan | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.model = model
+        self.conn = conn
+        self.ui = UiState()
+        self.plan = plan or StartPlan()
+        self.clock = clock
+        self.invalidate: Callable[[], None] = lambda: None
+        self.exit: Callable[[], None] = lambda: None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._plan_done = False
+        self._bots_to_add = 0
+
+    # ------------------------------------------------------------------ sending
+    def send(self, msg: Message) -> None:
+        """Send ``msg`` in the background; a failure shows in the status line."""
+        task = asyncio.get_running_loop().create_task(self._send(msg))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, msg: Message) -> None:
+        try:
+            await self.conn.send(msg)
+        except ClientError as exc:
+            self.status(f"Not sent: {exc}", "error")
+            self.invalidate()
+
+    async def drain(self) -> None:
+        """Wait for the sends in flight (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    def status(self, text: str, kind: str = "info", seconds: float | None = STATUS_SECONDS) -> None:
+        until = None if seconds is None else self.clock() + seconds
+        self.ui.status = Status(text, kind, until)
+
+    def current_status(self) -> Status | None:
+        s = self.ui.status
+        if s is not None and s.until is not None and self.clock() > s.until:
+            self.ui.status = None
+            return None
+        return s
+
+    # ------------------------------------------------------------------ receiving
+    def start(self) -> None:
+        """Call once, after the welcome was applied to the model."""
+        self.send(P.ListTables())
+        if self.plan.join:
+            self.send(P.Join(table_id=self.plan.join))
+            self._plan_done = True
+        elif self.plan.watch:
+            self.send(P.Watch(table_id=self.plan.watch))
+            self._plan_done = True
+        elif not self.plan.solo:
+            self._plan_done = True
+
+    def on_message(self, msg: Message | LinkLost | LinkRestored) -> None:
+        m = self.model
+        m.apply(msg)
+        if isinstance(msg, LinkLost):
+            self.status("Connection lost — reconnecting…", "error", None)
+        elif isinstance(msg, LinkRestored):
+            self.status("Reconnected." if msg.welcome.resumed
+                        else "Reconnected, but your session had expired.", "ok")
+            if not msg.welcome.resumed:
+                self.send(P.ListTables())
+        elif isinstance(msg, P.Error):
+            if msg.request == "create_table":
+                self._bots_to_add = 0
+            hint = error_hint(msg.code)
+            self.status(f"{msg.message or msg.code}. {hint}".strip(), "error")
+        elif isinstance(msg, P.TableList):
+            self._clamp_lobby()
+            if not self._plan_done and self.plan.solo:
+                self._join_bot_table()
+        elif isinstance(msg, P.Seated):
+            for _ in range(self._bots_to_add):
+                self.send(P.AddBot())
+            self._bots_to_add = 0
+            if self.plan.solo and msg.table.status == "waiting":
+                # the --bots table starts by itself when we sit down; if it has not
+                # started a moment later, start it ourselves
+                asyncio.get_running_loop().call_later(SOLO_START_AFTER, self._solo_start)
+        elif isinstance(msg, P.Left):
+            self.send(P.ListTables())
+        elif isinstance(msg, P.CommitAccepted):
+            self.status(f"Committed {msg.card}.", "ok")
+        elif isinstance(msg, P.TurnStarted):
+            self.ui.status = None
+            self._clamp_hand()
+        elif isinstance(msg, P.RowChoiceRequest):
+            self.ui.row_cursor = min(msg.rows, key=lambda r: (m.row_cost(r), r))
+        elif isinstance(msg, P.TieChoiceRequest):
+            self.ui.tie_cursor = 0
+        elif isinstance(msg, P.Revealed | P.HandDealt):
+            self._clamp_hand()
+        elif isinstance(msg, P.Goodbye):
+            self.exit()
+
+    def _solo_start(self) -> None:
+        m = self.model
+        if m.phase == "waiting" and m.is_host and m.table is not None \
+                and None not in m.table.seats:
+            self.send(P.Start())
+
+    def _join_bot_table(self) -> None:
+        for t in self.model.tables:
+            if t.status == "waiting" and sum(s is None for s in t.seats) == 1:
+                self._plan_done = True
+                self.send(P.Join(table_id=t.table_id))
+                return
+        self._plan_done = True
+        self.status("The solo table was not found on the server.", "error")
+
+    def _clamp_hand(self) -> None:
+        n = len(self.model.hand)
+        self.ui.card_cursor = max(0, min(self.ui.card_cursor, n - 1))
+
+    def _clamp_lobby(self) -> None:
+        n = len(self.model.tables)
+        self.ui.table_cursor = max(0, min(self.ui.table_cursor, n - 1))
+
+    # ------------------------------------------------------------------ keys
+    def horizontal(self, delta: int) -> None:
+        """←/→ (h/l): the card, place or draft pick under the cursor; form values."""
+        ui, d = self.ui, self.model.decision
+        if ui.form is not None:
+            ui.form.change(delta)
+        elif d is not None and d.kind == TIE:
+            ui.tie_cursor = (ui.tie_cursor + delta) % len(d.places)
+        elif d is not None and d.kind == ROW:
+            rows = sorted(d.rows)
+            i = rows.index(ui.row_cursor) if ui.row_cursor in rows else 0
+            ui.row_cursor = rows[(i + delta) % len(rows)]
+        elif d is not None and d.kind == DRAFT and d.cards:
+            ui.pick_cursor = (ui.pick_cursor + delta) % len(d.cards)
+        elif self.model.hand:
+            ui.card_cursor = max(0, min(ui.card_cursor + delta, len(self.model.hand) - 1))
+
+    def vertical(self, delta: int) -> None:
+        """↑/↓ (k/j): the lobby's table list, form fields, rows, places, the draft pool."""
+        ui, d = self.ui, self.model.decision
+        if ui.form is not None:
+            ui.form.move(delta)
+        elif self.model.table is None:
+            n = len(self.model.tables)
+            if n:
+                ui.table_cursor = max(0, min(ui.table_cursor + delta, n - 1))
+        elif d is not None and d.kind in (TIE, ROW):
+            self.horizontal(delta)
+        elif d is not None and d.kind == DRAFT and d.cards:
+            step = POOL_COLUMNS * delta
+            if 0 <= ui.pick_cursor + step < len(d.cards):
+                ui.pick_cursor += step
+
+    def enter(self) -> None:
+        """Enter: create (form), join (lobby), commit / choose / pick (game)."""
+        ui, m = self.ui, self.model
+        if ui.form is not None:
+            self.create_table()
+            return
+        if m.table is None:
+            self.join_selected()
+            return
+        if m.watching and m.table.status != "playing":
+            self.take_seat()
+            return
+        d = m.decision
+        if d is None:
+            self._nothing_to_decide()
+        elif d.kind == COMMIT:
+            self._answer(d, d.cards[max(0, min(ui.card_cursor, len(d.cards) - 1))])
+        elif d.kind == DRAFT:
+            self._answer(d, d.cards[max(0, min(ui.pick_cursor, len(d.cards) - 1))])
+        elif d.kind == TIE:
+            self._answer(d, d.places[ui.tie_cursor % len(d.places)])
+        else:
+            self.choose_row(ui.row_cursor + 1)
+
+    def choose_row(self, number: int) -> None:
+        """1–4: take row ``number`` (as people count) when asked; a tie: go to that row."""
+        d = self.model.decision
+        row = number - 1
+        if d is not None and d.kind == ROW:
+            if row in d.rows:
+                self._answer(d, row)
+            else:
+                self.status(f"Row {number} cannot be taken now.", "error")
+        elif d is not None and d.kind == TIE:
+            places = [p for p in d.places if p.row == row]
+            if len(places) == 1:
+                self._answer(d, places[0])
+            elif places:
+                self.ui.tie_cursor = d.places.index(places[0])
+                self.status("Both ends of that row are possible: use ←/→ and Enter.", "error")
+            else:
+                self.status(f"Your card cannot go to row {number}.", "error")
+        else:
+            self.status("The row keys 1–4 work when your card fits no row.", "info")
+
+    def _answer(self, d: Decision, choice: int | P.Place) -> None:
+        try:
+            msg = d.answer(choice)
+        except ValueError as exc:
+            self.status(str(exc), "error")
+            return
+        self.send(msg)
+        if d.kind == ROW:
+            self.status(f"You take row {int(choice) + 1}.", "ok")  # type: ignore[arg-type]
+
+    def _nothing_to_decide(self) -> None:
+        m = self.model
+        if m.watching:
+            self.status("You are watching: nothing to play.", "info")
+        elif m.phase == "commit" and m.hand:
+            self.status("Wait for the next turn.", "info")
+        elif m.pending is not None and not m.pending.mine:
+            self.status(f"Waiting for {m.name_of(m.pending.seat)} to decide.", "info")
+        elif not m.in_game:
+            self.status("The game has not started." if m.phase == "waiting"
+                        else "The game is over.", "info")
+        else:
+            self.status("Nothing to decide right now.", "info")
+
+    # -- lobby --------------------------------------------------------------------
+    def selected_table(self) -> P.TableInfo | None:
+        tables = self.model.tables
+        if not tables:
+            return None
+        return tables[max(0, min(self.ui.table_cursor, len(tables) - 1))]
+
+    def join_selected(self) -> None:
+        t = self.selected_table()
+        if t is None:
+            self.status("No table yet: press n to create one.", "info")
+        elif t.status == "playing":
+            self.status("That game is running: press w to watch it.", "info")
+        else:
+            self.send(P.Join(table_id=t.table_id))
+
+    def watch_selected(self) -> None:
+        t = self.selected_table()
+        if self.model.table is not None:
+            self.status("Leave your table first (L).", "info")
+        elif t is None:
+            self.status("No table to watch.", "info")
+        else:
+            self.send(P.Watch(table_id=t.table_id))
+
+    def refresh(self) -> None:
+        self.send(P.ListTables())
+
+    def open_form(self) -> None:
+        if self.model.table is not None:
+            self.status("Leave your table first (L).", "info")
+            return
+        self.ui.form = CreateForm()
+
+    def close_form(self) -> None:
+        self.ui.form = None
+
+    def create_table(self) -> None:
+        form = self.ui.form
+        if form is None:
+            return
+        name = f"{self.model.my_name}'s table" if self.model.my_name else ""
+        self._bots_to_add = form.bots
+        self.ui.form = None
+        self.send(P.CreateTable(options=form.options(), name=name[:40]))
+
+    # -- at a table ---------------------------------------------------------------
+    def add_bot(self) -> None:
+        self.send(P.AddBot())
+
+    def remove_bot(self) -> None:
+        t = self.model.table
+        bots = [i for i, s in enumerate(t.seats) if s is not None and s.strategy] if t else []
+        if not bots:
+            self.status("There is no bot to remove.", "info")
+        else:
+            self.send(P.RemoveBot(seat=bots[-1]))
+
+    def start_game(self) -> None:
+        self.send(P.Start())
+
+    def take_seat(self) -> None:
+        """A spectator sits down (if the game has not started)."""
+        t = self.model.table
+        if t is not None and self.model.watching:
+            self.send(P.Join(table_id=t.table_id))
+
+    def leave(self) -> None:
+        m = self.model
+        if m.table is None:
+            return
+        if m.in_game and not m.watching and not self._confirm("leave"):
+            self.status("Leave the game? The autopilot will play your seat. Press L again.",
+                        "error", CONFIRM_SECONDS)
+            return
+        self.send(P.Leave())
+
+    def quit(self) -> None:
+        m = self.model
+        if m.in_game and not m.watching and not self._confirm("quit"):
+            self.status("Quit? The autopilot will play your seat. Press q again.", "error",
+                        CONFIRM_SECONDS)
+            return
+        self.exit()
+
+    def _confirm(self, what: str) -> bool:
+        ui, now = self.ui, self.clock()
+        if ui.armed == what and now <= ui.armed_until:
+            ui.armed = None
+            return True
+        ui.armed, ui.armed_until = what, now + CONFIRM_SECONDS
+        return False
+
+    # -- chat and panels ----------------------------------------------------------
+    def send_chat(self, text: str) -> None:
+        text = "".join(ch for ch in text if ch.isprintable()).strip()[:500]
+        if text:
+            self.send(P.Chat(text=text))
+
+    def toggle_help(self) -> None:
+        self.ui.help_open = not self.ui.help_open
+
+    def scroll_log(self, delta: int) -> None:
+        self.ui.log_back = max(0, min(self.ui.log_back + delta, len(self.model.log) - 1))

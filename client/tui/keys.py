@@ -1,0 +1,147 @@
+"""Key bindings: every key calls one :class:`~nimmt.client.tui.controller.Controller` action.
+
+Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j) move in
+lists. Table: a add bot, x remove bot, s start, L leave. Lobby: Enter join, w watch,
+n new table, r refresh. Everywhere: c or / chat, ? help, PgUp/PgDn log, q quit,
+Ctrl-C quit at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prompt_toolkit.filters import Condition, Filter
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from .controller import Controller
+from .layout import Screen
+
+__all__ = ["build_key_bindings"]
+
+Handler = Callable[[KeyPressEvent], None]
+
+
+def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
+    kb = KeyBindings()
+    ui = c.ui
+    chatting = Condition(lambda: ui.chat_open)
+    normal = ~chatting
+    form = Condition(lambda: ui.form is not None)
+    lobby = Condition(lambda: c.model.table is None)
+    at_table = ~lobby
+    helping = Condition(lambda: ui.help_open)
+
+    def act(*keys: str, filter: Filter | None = None) -> Callable[[Handler], Handler]:
+        """Bind ``keys`` (when the chat line is closed, and ``filter``) to a handler."""
+        def deco(fn: Handler) -> Handler:
+            for k in keys:
+                kb.add(k, filter=normal & filter if filter is not None else normal)(fn)
+            return fn
+        return deco
+
+    @act("left", "h")
+    def _(e: KeyPressEvent) -> None:
+        c.horizontal(-1)
+
+    @act("right", "l")
+    def _(e: KeyPressEvent) -> None:
+        c.horizontal(+1)
+
+    @act("up", "k")
+    def _(e: KeyPressEvent) -> None:
+        c.vertical(-1)
+
+    @act("down", "j")
+    def _(e: KeyPressEvent) -> None:
+        c.vertical(+1)
+
+    @act("enter", " ")
+    def _(e: KeyPressEvent) -> None:
+        c.enter()
+
+    for digit in "1234":
+        @act(digit, filter=~form)
+        def _(e: KeyPressEvent, n: int = int(digit)) -> None:
+            c.choose_row(n)
+
+    # lobby
+    @act("w", filter=lobby & ~form)
+    def _(e: KeyPressEvent) -> None:
+        c.watch_selected()
+
+    @act("n", filter=lobby & ~form)
+    def _(e: KeyPressEvent) -> None:
+        c.open_form()
+
+    @act("r", filter=lobby & ~form)
+    def _(e: KeyPressEvent) -> None:
+        c.refresh()
+
+    # at a table
+    @act("a", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.add_bot()
+
+    @act("x", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.remove_bot()
+
+    @act("s", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.start_game()
+
+    @act("L", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.leave()
+
+    # everywhere
+    @act("pageup")
+    def _(e: KeyPressEvent) -> None:
+        c.scroll_log(+5)
+
+    @act("pagedown")
+    def _(e: KeyPressEvent) -> None:
+        c.scroll_log(-5)
+
+    @act("c", "/", filter=~form)
+    def _(e: KeyPressEvent) -> None:
+        ui.chat_open = True
+        screen.chat.reset()
+        screen.focus_chat()
+
+    @act("?")
+    def _(e: KeyPressEvent) -> None:
+        c.toggle_help()
+
+    @act("escape")
+    def _(e: KeyPressEvent) -> None:
+        if ui.help_open:
+            ui.help_open = False
+        elif ui.form is not None:
+            c.close_form()
+
+    @act("q", filter=~helping)
+    def _(e: KeyPressEvent) -> None:
+        c.quit()
+
+    @kb.add("c-c")
+    @kb.add("c-d", filter=normal)
+    def _(e: KeyPressEvent) -> None:
+        c.exit()
+
+    # chat input
+    @kb.add("enter", filter=chatting)
+    def _(e: KeyPressEvent) -> None:
+        c.send_chat(screen.chat.text)
+        _close_chat()
+
+    @kb.add("escape", filter=chatting)
+    def _(e: KeyPressEvent) -> None:
+        _close_chat()
+
+    def _close_chat() -> None:
+        ui.chat_open = False
+        screen.chat.reset()
+        screen.focus_main()
+
+    return kb

@@ -1,0 +1,118 @@
+"""What the screen remembers besides the game: cursors, open panels, the form, status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from nimmt.protocol import TableOptions
+
+__all__ = ["Status", "FormField", "CreateForm", "UiState", "FORM_FIELDS", "POOL_COLUMNS"]
+
+#: Cards per line of the draft pool (↑/↓ move by a line).
+POOL_COLUMNS: Final = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The status line: ``kind`` is ``info``, ``ok`` or ``error``; shown until ``until``."""
+
+    text: str
+    kind: str = "info"
+    until: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FormField:
+    key: str
+    label: str
+    choices: tuple[object, ...]
+    help: str
+
+
+_OFF: Final = None
+FORM_FIELDS: Final[tuple[FormField, ...]] = (
+    FormField("seats", "Seats", tuple(range(2, 11)), "players at the table, bots included"),
+    FormField("bots", "Bots to add", tuple(range(0, 10)), "built-in bots seated at once"),
+    FormField("tactic_deck", "Tactic deck", (False, True), "only cards 1 to 10 × seats + 4"),
+    FormField("draft", "Draft", (False, True), "pick your hand from an open pool"),
+    FormField("professional", "Professional rows", (False, True),
+              "cards may also go before a row's first card"),
+    FormField("point_limit", "Point limit", (_OFF, 11, 22, 33, 44, 55, 66, 77, 88, 99, 110),
+              "the game ends after the round someone reaches it"),
+    FormField("rounds", "Rounds", (_OFF, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20),
+              "or: the game ends after this many rounds"),
+    FormField("countdown", "Countdown scores", (False, True),
+              "show points left (limit minus bullheads)"),
+    FormField("turn_time", "Turn time (s)", (10.0, 15.0, 20.0, 30.0, 45.0, 60.0, 90.0, 120.0),
+              "seconds to choose a card"),
+    FormField("step_delay", "Step delay (s)", (0.0, 0.3, 0.5, 0.8, 1.2, 2.0),
+              "pause between the placing steps"),
+    FormField("autoplay_when_away", "When a player is away", ("grace", "immediately"),
+              "play for them after a grace time, or at once"),
+)
+
+
+@dataclass(slots=True)
+class CreateForm:
+    """The "new table" form: one value per :data:`FORM_FIELDS` entry."""
+
+    values: dict[str, Any] = field(default_factory=lambda: {
+        "seats": 4, "bots": 3, "tactic_deck": False, "draft": False, "professional": False,
+        "point_limit": 66, "rounds": None, "countdown": False, "turn_time": 30.0,
+        "step_delay": 0.8, "autoplay_when_away": "grace"})
+    cursor: int = 0
+
+    def change(self, delta: int) -> None:
+        f = FORM_FIELDS[self.cursor]
+        choices = f.choices
+        if f.key == "bots":
+            choices = tuple(range(0, int(self.values["seats"])))
+        cur = self.values[f.key]
+        i = choices.index(cur) if cur in choices else 0
+        self.values[f.key] = choices[(i + delta) % len(choices)]
+        seats = int(self.values["seats"])
+        if int(self.values["bots"]) > seats - 1:
+            self.values["bots"] = seats - 1
+        if self.values["point_limit"] is None and self.values["rounds"] is None:
+            other = "rounds" if f.key == "point_limit" else "point_limit"
+            self.values[other] = 66 if other == "point_limit" else 5
+
+    def move(self, delta: int) -> None:
+        self.cursor = (self.cursor + delta) % len(FORM_FIELDS)
+
+    def options(self) -> TableOptions:
+        v = self.values
+        return TableOptions(
+            seats=int(v["seats"]),
+            tactic_deck=bool(v["tactic_deck"]), draft=bool(v["draft"]),
+            professional=bool(v["professional"]),
+            point_limit=v["point_limit"],
+            rounds=v["rounds"],
+            countdown=bool(v["countdown"]),
+            turn_time=float(v["turn_time"]),
+            step_delay=float(v["step_delay"]),
+            autoplay_when_away=str(v["autoplay_when_away"]),
+        )
+
+    @property
+    def bots(self) -> int:
+        return int(self.values["bots"])
+
+
+@dataclass(slots=True)
+class UiState:
+    """Cursors and panels. Cursors are indexes into what is shown (clamped on render)."""
+
+    card_cursor: int = 0  # in the hand
+    pick_cursor: int = 0  # in the draft pool
+    tie_cursor: int = 0  # in the offered places
+    row_cursor: int = 0  # row highlighted for a row choice (wire row)
+    table_cursor: int = 0  # in the lobby's table list
+    chat_open: bool = False
+    help_open: bool = False
+    form: CreateForm | None = None
+    status: Status | None = None
+    armed: str | None = None  # "quit" or "leave": pressed once, press again to confirm
+    armed_until: float = 0.0
+    log_back: int = 0  # lines scrolled back from the end of the log

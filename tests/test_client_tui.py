@@ -1,0 +1,424 @@
+"""The terminal UI driven by keys (prompt_toolkit pipe input, DummyOutput) against a
+fake connection: what is sent when a player presses keys, and what the screen says.
+
+Plain test functions calling ``asyncio.run`` (pytest-trio would run ``async def``
+tests under trio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from test_client_support import Clock, table, welcome
+
+from nimmt import protocol as P
+from nimmt.client import ConnectionLost
+from nimmt.client.tui import render
+from nimmt.client.tui.app import Outcome, run_tui
+from nimmt.client.tui.controller import Controller, StartPlan
+
+RIGHT, LEFT, UP, DOWN, ENTER = "\x1b[C", "\x1b[D", "\x1b[A", "\x1b[B", "\r"
+NAMES = ["Ann", "Bob", "Cat", "Dan"]
+HAND = (5, 14, 33, 55, 70, 81, 90, 97, 101, 104)
+
+
+class FakeConn:
+    """Stands in for ClientConnection: records what is sent, plays what the test queues."""
+
+    def __init__(self) -> None:
+        self.welcome: P.Welcome | None = welcome()
+        self.handshake_errors: list[P.Error] = []
+        self.sent: list[P.Message] = []
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.closed = False
+
+    async def send(self, msg: P.Message) -> int | None:
+        self.sent.append(msg)
+        return len(self.sent)
+
+    async def events(self) -> AsyncIterator[Any]:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+            if isinstance(item, P.Goodbye):
+                return
+
+    async def close(self, reason: str = "quit", message: str = "") -> None:
+        self.closed = True
+
+
+class Harness:
+    def __init__(self, conn: FakeConn, inp: Any) -> None:
+        self.conn, self.inp = conn, inp
+        self.c: Controller
+        self.app: Application[Any]
+        self.task: asyncio.Task[Outcome]
+
+    @property
+    def model(self) -> Any:
+        return self.c.model
+
+    async def until(self, pred: Callable[[], bool], what: str = "condition") -> None:
+        for _ in range(400):
+            if pred():
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError(f"timed out waiting for {what}")
+
+    async def feed(self, *msgs: Any) -> None:
+        target = self.model.version + len(msgs)
+        for m in msgs:
+            self.conn.queue.put_nowait(m)
+        await self.until(lambda: self.model.version >= target, "messages applied")
+
+    async def keys(self, text: str) -> None:
+        """Type ``text`` and wait until every key of it was handled."""
+        was = self.c.ui.help_open
+        self.inp.send_text(text + "?")  # ? toggles the help: a marker that all keys ran
+        await self.until(lambda: self.c.ui.help_open != was, "keys handled")
+        self.inp.send_text("?")
+        await self.until(lambda: self.c.ui.help_open == was, "keys handled")
+        await self.c.drain()
+
+    def sent(self, kind: type[P.Message]) -> list[Any]:
+        return [m for m in self.conn.sent if isinstance(m, kind)]
+
+    def last(self) -> P.Message:
+        return self.conn.sent[-1]
+
+
+def ui_test(script: Callable[[Harness], Awaitable[None]], *, plan: StartPlan | None = None,
+            clock: Clock | None = None) -> tuple[Harness, Outcome]:
+    async def main() -> tuple[Harness, Outcome]:
+        with create_pipe_input() as inp:
+            h = Harness(FakeConn(), inp)
+            started = asyncio.Event()
+
+            def ready(c: Controller, app: Application[Any]) -> None:
+                h.c, h.app = c, app
+                started.set()
+
+            h.task = asyncio.ensure_future(run_tui(
+                h.conn, plan=plan, input=inp, output=DummyOutput(), ready=ready,
+                clock=clock or Clock()))
+            await asyncio.wait_for(started.wait(), 5)
+            await h.until(lambda: bool(h.conn.sent), "the first request")
+            try:
+                await asyncio.wait_for(script(h), 10)
+            finally:
+                if not h.task.done():
+                    inp.send_text("\x03")  # Ctrl-C: quit at once
+            outcome = await asyncio.wait_for(h.task, 5)
+            assert h.conn.closed
+            return h, outcome
+    return asyncio.run(main())
+
+
+async def start_game(h: Harness, **options: Any) -> None:
+    await h.feed(P.Seated(table=table(NAMES, **options), seat=0), P.RoundStarted(round=1),
+                 P.HandDealt(cards=HAND), P.RowsDealt(rows=((12,), (37,), (43,), (58,))),
+                 P.TurnStarted(round=1, turn=1, deadline=1e9, remaining=30.0))
+
+
+def text_of(frags: Any) -> str:
+    return "".join(t for _, t in frags)
+
+
+def test_arrows_and_enter_commit_the_card_under_the_cursor_and_replace_it() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        await h.keys(RIGHT + RIGHT + ENTER)
+        commit = h.sent(P.Commit)[-1]
+        assert (commit.round, commit.turn, commit.card) == (1, 1, 33)
+        await h.feed(P.CommitAccepted(round=1, turn=1, card=33))
+        assert "Committed 33." in text_of(render.status_line(h.c))
+        prompt = text_of(render.prompt_line(h.c, 0))
+        assert "Committed 33 · Enter on another card replaces it" in prompt
+        assert "waiting for Bob, Cat, Dan" in prompt
+        await h.keys("h" + ENTER)  # vi-style left, then commit again: replaces
+        assert h.sent(P.Commit)[-1].card == 14
+        await h.keys(LEFT * 5 + ENTER)  # the cursor stops at the first card
+        assert h.sent(P.Commit)[-1].card == 5
+        assert len(h.sent(P.Commit)) == 3
+    ui_test(script)
+
+
+def test_a_digit_takes_that_row_when_asked_and_not_otherwise() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        await h.keys("3")  # nothing asked: nothing sent, a hint instead
+        assert not h.sent(P.ChooseRow)
+        assert "1–4 work when your card fits no row" in text_of(render.status_line(h.c))
+        await h.feed(P.Revealed(plays=((0, 5), (1, 40), (2, 50), (3, 60))),
+                     P.RowChoiceNeeded(seat=0, card=5, deadline=1e9, remaining=20.0),
+                     P.RowChoiceRequest(round=1, turn=1, card=5, rows=(0, 1, 2, 3),
+                                        deadline=1e9, remaining=20.0))
+        assert "Your 5 fits no row: press 1–4" in text_of(render.prompt_line(h.c, 0))
+        await h.keys("2")
+        row = h.sent(P.ChooseRow)[-1]
+        assert (row.round, row.turn, row.row) == (1, 1, 1)  # people's row 2 = wire row 1
+    ui_test(script)
+
+
+def test_row_choice_by_arrows_starts_on_the_cheapest_row() -> None:
+    async def script(h: Harness) -> None:
+        await h.feed(P.Seated(table=table(NAMES), seat=0), P.RoundStarted(round=1),
+                     P.HandDealt(cards=HAND), P.RowsDealt(rows=((10,), (55,), (44,), (7,))),
+                     P.TurnStarted(round=1, turn=1, deadline=1e9, remaining=30.0),
+                     P.Revealed(plays=((0, 5), (1, 60), (2, 61), (3, 62))),
+                     P.RowChoiceRequest(round=1, turn=1, card=5, rows=(0, 1, 2, 3),
+                                        deadline=1e9, remaining=20.0))
+        assert h.c.ui.row_cursor == 3  # 7: one bullhead
+        await h.keys(UP + ENTER)
+        assert h.sent(P.ChooseRow)[-1].row == 2
+    ui_test(script)
+
+
+def test_tie_places_are_chosen_with_arrows() -> None:
+    places = (P.Place(row=0, end="right"), P.Place(row=1, end="left"))
+
+    async def script(h: Harness) -> None:
+        await start_game(h, professional=True)
+        await h.feed(P.Revealed(plays=((0, 14), (1, 40), (2, 50), (3, 60))),
+                     P.TieChoiceNeeded(seat=0, card=14, places=places, deadline=1e9,
+                                       remaining=20.0),
+                     P.TieChoiceRequest(round=1, turn=1, card=14, places=places,
+                                        deadline=1e9, remaining=20.0))
+        assert "after 12 in row 1 or before 37 in row 2" in text_of(render.prompt_line(h.c, 0))
+        await h.keys(RIGHT + ENTER)
+        tie = h.sent(P.ChooseTie)[-1]
+        assert (tie.round, tie.turn, tie.place) == (1, 1, places[1])
+    ui_test(script)
+
+
+def test_draft_pick_with_arrows() -> None:
+    pool = tuple(range(1, 45))
+
+    async def script(h: Harness) -> None:
+        await h.feed(P.Seated(table=table(NAMES, draft=True), seat=0), P.RoundStarted(round=1),
+                     P.DraftOpened(round=1, pool=pool, first_picker=0),
+                     P.DraftPickNeeded(seat=0, round=1, pick=1, deadline=1e9, remaining=15.0),
+                     P.DraftPickRequest(round=1, pick=1, pool=pool, deadline=1e9,
+                                        remaining=15.0))
+        assert "Draft pool: 44 cards" in text_of(render.rows_panel(h.c))
+        await h.keys(RIGHT + RIGHT + DOWN + ENTER)  # +2, then a line of 8 down
+        pick = h.sent(P.DraftPick)[-1]
+        assert (pick.round, pick.pick, pick.card) == (1, 1, 11)
+    ui_test(script)
+
+
+def test_lobby_keys_join_watch_and_create_a_table_with_bots() -> None:
+    tables = (table(["Eve", None], table_id="t2"), table(["Bob", None, None], table_id="t1"))
+
+    async def script(h: Harness) -> None:
+        assert isinstance(h.conn.sent[0], P.ListTables)
+        await h.feed(P.TableList(tables=tables))
+        lobby = text_of(render.lobby_panel(h.c))
+        assert "t2" in lobby and "t1" in lobby and "1/3" in lobby
+        await h.keys(DOWN + ENTER)
+        assert h.sent(P.Join)[-1].table_id == "t1"
+        await h.keys("w")
+        assert h.sent(P.Watch)[-1].table_id == "t1"
+        await h.keys("n" + RIGHT + DOWN + LEFT + ENTER)  # seats 4 → 5, bots 3 → 2
+        create = h.sent(P.CreateTable)[-1]
+        assert create.options.seats == 5 and create.name == "Ann's table"
+        assert h.c.ui.form is None
+        await h.feed(P.Seated(table=table(["Ann", None, None, None, None]), seat=0))
+        await h.c.drain()
+        assert len(h.sent(P.AddBot)) == 2
+    ui_test(script)
+
+
+def test_host_keys_add_remove_bots_start_and_leave() -> None:
+    async def script(h: Harness) -> None:
+        await h.feed(P.Seated(table=table(["Ann", "Bot-1", None], bots=(1,)), seat=0))
+        await h.keys("a")
+        await h.keys("x")
+        await h.keys("s")
+        assert [m.TYPE for m in h.conn.sent[1:]] == ["add_bot", "remove_bot", "start"]
+        assert h.sent(P.RemoveBot)[-1].seat == 1
+        await h.keys("L")  # no game running: leaves at once
+        assert isinstance(h.last(), P.Leave)
+    ui_test(script)
+
+
+def test_leaving_or_quitting_a_game_needs_a_second_press() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        await h.keys("L")
+        assert not h.sent(P.Leave)
+        assert "Press L again" in text_of(render.status_line(h.c))
+        await h.keys("L")
+        assert h.sent(P.Leave)
+        await h.keys("q")
+        assert not h.task.done()
+        h.inp.send_text("q")
+        await h.until(h.task.done, "the app to quit")
+
+    h, outcome = ui_test(script)
+    assert outcome.error is False and outcome.message == ""
+
+
+def test_chat_line_takes_the_keys_while_open() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        h.inp.send_text("c")
+        await h.until(lambda: h.c.ui.chat_open, "chat open")
+        h.inp.send_text("good luck q1" + ENTER)  # q and 1 are text here, not keys
+        await h.until(lambda: not h.c.ui.chat_open, "chat sent")
+        await h.c.drain()
+        assert h.sent(P.Chat)[-1].text == "good luck q1"
+        assert not h.sent(P.ChooseRow) and not h.task.done()
+        await h.feed(P.ChatMessage(name="Ann", seat=0, text="good luck q1"))
+        assert "<Ann> good luck q1" in text_of(render.log_lines(h.c))
+    ui_test(script)
+
+
+def test_server_errors_show_in_the_status_line_with_what_to_do() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        await h.feed(P.Error(code="illegal_card", message="card 3 is not in your hand",
+                             request="commit", field="card"))
+        frags = render.status_line(h.c)
+        assert text_of(frags).strip() == "card 3 is not in your hand. Pick a card from your hand."
+        assert frags[0][0] == "class:status.error"
+    ui_test(script)
+
+
+def test_the_screen_shows_rows_bullheads_seats_and_the_clock() -> None:
+    clock = Clock()
+
+    async def script(h: Harness) -> None:
+        await start_game(h, countdown=True)
+        await h.feed(P.SeatCommitted(seat=2), P.RowTaken(seat=1, row=3, cards=(58,),
+                                                        bullheads=1),
+                     P.Placed(seat=1, card=55, row=3, end="right"))
+        rows = text_of(render.rows_panel(h.c))
+        assert " 1 │  12¹" in rows and " 55⁷" in rows
+        assert "Committed: 1 of 4" in rows
+        players = text_of(render.players_panel(h.c))
+        assert "left" in players.splitlines()[0]  # countdown: points left, not totals
+        assert "66" in players and "+1" in players and "✓" in players
+        clock.now += 21
+        prompt = text_of(render.prompt_line(h.c, clock.now))
+        assert "Your move" in prompt and "0:09" in prompt
+        hand = render.hand_line(h.c)
+        cursor = [t for s, t in hand if "card.cursor" in s]
+        assert cursor == ["  5²"]  # 5 carries 2 bullheads
+    ui_test(script, clock=clock)
+
+
+def test_waiting_for_someone_else_is_shown() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        await h.feed(P.Revealed(plays=((1, 2), (0, 14), (2, 50), (3, 60))),
+                     P.RowChoiceNeeded(seat=1, card=2, deadline=1e9, remaining=20.0))
+        assert "Waiting for Bob to choose a row for 2" in text_of(render.prompt_line(h.c, 0))
+        assert "⌛" in text_of(render.players_panel(h.c))
+    ui_test(script)
+
+
+def test_solo_plan_joins_the_bot_table() -> None:
+    busy = table(["X", "Y"], table_id="t1", status="playing")
+    bots = table([None, "Bot-1", "Bot-2"], table_id="t2", host=None, bots=(1, 2))
+
+    async def script(h: Harness) -> None:
+        await h.feed(P.TableList(tables=(busy, bots)))
+        await h.c.drain()
+        assert h.sent(P.Join)[-1].table_id == "t2"
+    ui_test(script, plan=StartPlan(solo=True))
+
+
+def test_join_plan_sits_down_at_once() -> None:
+    async def script(h: Harness) -> None:
+        await h.c.drain()
+        assert h.sent(P.Join)[-1].table_id == "t9"
+    ui_test(script, plan=StartPlan(join="t9"))
+
+
+def test_the_server_saying_goodbye_ends_the_app() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        h.conn.queue.put_nowait(P.Goodbye(reason="server_shutdown",
+                                          message="the server is shutting down"))
+        await h.until(h.task.done, "the app to end")
+
+    _, outcome = ui_test(script)
+    assert outcome.message == "the server closed the connection: the server is shutting down"
+    assert outcome.error is False
+
+
+def test_a_lost_connection_ends_the_app_with_the_reason() -> None:
+    async def script(h: Harness) -> None:
+        h.conn.queue.put_nowait(ConnectionLost("lost the connection to 10.0.0.2:6066"))
+        await h.until(h.task.done, "the app to end")
+
+    _, outcome = ui_test(script)
+    assert outcome.error and outcome.message == "lost the connection to 10.0.0.2:6066"
+
+
+def test_a_drop_shows_reconnecting_and_the_snapshot_restores_the_game() -> None:
+    from nimmt.client import LinkLost, LinkRestored
+
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        await h.feed(LinkLost("the server closed the connection"))
+        assert "○ reconnecting…" in text_of(render.title_bar(h.c))
+        assert "reconnecting" in text_of(render.status_line(h.c))
+        await h.keys(ENTER)  # nothing may be sent while the link is down
+        assert not h.sent(P.Commit)
+        playing = table(NAMES, status="playing")
+        await h.feed(LinkRestored(welcome(resumed=True)), P.Seated(table=playing, seat=0),
+                     P.Snapshot(table=playing, seat=0, round=1, turn=3, phase="commit",
+                                hand=(14, 33, 90), commit=None,
+                                rows=((12, 20), (37,), (43,), (58,)), deadline=1e9,
+                                remaining=20.0, committed=(1, 2), revealed=(),
+                                draft_pool=(), draft_picks=(), pending=None))
+        assert "● " in text_of(render.title_bar(h.c))
+        assert text_of(render.status_line(h.c)).strip() == "Reconnected."
+        await h.keys(RIGHT + ENTER)
+        commit = h.sent(P.Commit)[-1]
+        assert (commit.round, commit.turn, commit.card) == (1, 3, 33)
+    ui_test(script)
+
+
+def test_solo_starts_the_table_if_the_server_does_not() -> None:
+    from nimmt.client.tui import controller
+
+    async def script(h: Harness) -> None:
+        controller.SOLO_START_AFTER = 0.01
+        full = table(["Ann", "Bot-1", "Bot-2"], bots=(1, 2))
+        await h.feed(P.TableList(tables=(table([None, "Bot-1", "Bot-2"], bots=(1, 2),
+                                                host=None),)),
+                     P.Seated(table=full, seat=0))
+        await h.until(lambda: bool(h.sent(P.Start)), "start sent")
+
+    old = controller.SOLO_START_AFTER
+    try:
+        ui_test(script, plan=StartPlan(solo=True))
+    finally:
+        controller.SOLO_START_AFTER = old
+
+
+def test_solo_does_not_start_a_table_that_started_by_itself() -> None:
+    from nimmt.client.tui import controller
+
+    async def script(h: Harness) -> None:
+        controller.SOLO_START_AFTER = 0.01
+        full = table(["Ann", "Bot-1", "Bot-2"], bots=(1, 2))
+        await h.feed(P.Seated(table=full, seat=0), P.RoundStarted(round=1))
+        await asyncio.sleep(0.05)
+        assert not h.sent(P.Start)
+
+    old = controller.SOLO_START_AFTER
+    try:
+        ui_test(script, plan=StartPlan(solo=True))
+    finally:
+        controller.SOLO_START_AFTER = old
