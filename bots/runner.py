@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nimmt import protocol as wire
+from nimmt.client.link import LinkRestored
 from nimmt.client.net import DEFAULT_PORT, ClientConnection, ClientError, connect
 
 from .strategies import STRATEGIES, Strategy, make_strategy
@@ -76,7 +77,8 @@ async def play_bot(
     result = BotResult(places=[], totals=[], errors=[])
     tracker = SeatTracker()
     conn = await connect(host, port, name, "bot")
-    answered: object = None
+    tracker.apply(conn.welcome)
+    answered: tuple[object, ...] | None = None
     hosting = False
     try:
         if join is not None:
@@ -86,9 +88,10 @@ async def play_bot(
         else:
             await _find_or_create(conn, wire.TableOptions())
         async for message in conn.events():
-            if isinstance(message, wire.Message):
-                tracker.apply(message)
-            if isinstance(message, wire.Seated):
+            tracker.apply(message)
+            if isinstance(message, LinkRestored):
+                answered = None  # an answer sent as the link died may be lost: decide again
+            elif isinstance(message, wire.Seated):
                 result.table_id, result.seat = message.table.table_id, message.seat
                 if message.table.host == message.seat and message.table.status == "waiting":
                     hosting = True
@@ -115,12 +118,14 @@ async def play_bot(
             elif isinstance(message, wire.Goodbye):
                 break
             request = tracker.request
-            if request is not None and request is not answered and tracker.legal():
-                answered = request
-                if isinstance(request, wire.Snapshot) and request.commit is not None:
-                    continue  # resumed after committing: the commit stands
-                decision = strategy.decide(tracker.view())
-                await conn.send(tracker.answer(decision))
+            if request is None:
+                continue
+            key = (request.kind, request.round, request.turn, request.pick)
+            if key == answered or request.committed is not None:
+                continue  # answered already (a commit stands until replaced)
+            answered = key
+            decision = strategy.decide(tracker.view())
+            await conn.send(tracker.answer(decision))
     finally:
         await conn.close()
     return result
