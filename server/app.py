@@ -1,0 +1,181 @@
+"""The server: listeners, connections, the lobby, shutdown.
+
+In-process use (tests, benchmarks)::
+
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, ServerConfig(port=0))
+        ...                       # connect to 127.0.0.1:port
+        await server.shutdown()   # goodbye to every client; serve() returns
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from typing import Any
+
+import trio
+
+from nimmt import protocol as P
+
+from .cli import join_hint
+from .client import Client
+from .config import ServerConfig
+from .lobby import Lobby
+
+__all__ = ["Server", "start_server", "run_server"]
+
+log = logging.getLogger("nimmt.server")
+
+
+class Server:
+    """A nimmt server: ``serve(listeners)`` runs until ``shutdown()``."""
+
+    def __init__(self, config: ServerConfig | None = None, *, dealer: Any = None) -> None:
+        """``dealer(options, pending, view, rng) -> Deal``: how tables deal (None:
+        shuffled); a seam for tests and reproducible benchmarks."""
+        self.config = (config or ServerConfig()).validate()
+        self.dealer = dealer
+        self.clients: set[Client] = set()
+        self._lobby: Lobby | None = None
+        self._cids = 0
+        self._nursery: trio.Nursery | None = None
+        self._accepting: trio.CancelScope | None = None
+        self._all_gone = trio.Event()
+        self._all_gone.set()
+        self.stopping = False
+
+    @property
+    def lobby(self) -> Lobby:
+        if self._lobby is None:
+            raise RuntimeError("the server is not serving")
+        return self._lobby
+
+    async def serve(self, listeners: list[trio.SocketListener] | None = None, *,
+                    task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Serve ``listeners`` (none: only ``handle_stream``) until ``shutdown()``."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self._lobby = Lobby(self.config, nursery)
+            self._lobby.dealer = self.dealer
+            nursery.start_soon(self._lobby.feed)
+            if self.config.bots:
+                self._lobby.open_bot_table()
+            if listeners:
+                self._accepting = trio.CancelScope()
+                nursery.start_soon(self._accept, listeners)
+            task_status.started(self)
+            await trio.sleep_forever()  # until shutdown() cancels the nursery
+
+    async def _accept(self, listeners: list[trio.SocketListener]) -> None:
+        assert self._accepting is not None
+        with self._accepting:
+            await trio.serve_listeners(self.handle_stream, listeners,
+                                       handler_nursery=self._nursery)
+
+    async def handle_stream(self, stream: trio.abc.Stream) -> None:
+        """Serve one connection (a socket, or any trio stream in tests) until it ends."""
+        if self.stopping:
+            await trio.aclose_forcefully(stream)
+            return
+        self._cids += 1
+        if len(self.clients) >= self.config.max_connections:
+            log.warning("conn=%s refused: %d connections already", self._cids, len(self.clients))
+            conn = P.Connection(P.SERVER)
+            text = "the server has as many connections as it allows"
+            full = P.ErrorCode.SERVER_FULL
+            with trio.move_on_after(1.0):
+                try:
+                    await stream.send_all(conn.send(P.Error(code=full, message=text))
+                                          + conn.send(P.Goodbye(reason=full, message=text)))
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass
+            await trio.aclose_forcefully(stream)
+            return
+        client = Client(self, stream, self._cids)
+        self.clients.add(client)
+        self._all_gone = trio.Event() if self._all_gone.is_set() else self._all_gone
+        try:
+            await client.run()
+        except Exception:
+            # a bug in one connection's handling must not take the server down
+            log.exception("conn=%s internal error", client.cid)
+            self.forget(client)
+
+    def forget(self, client: Client) -> None:
+        self.clients.discard(client)
+        if not self.clients:
+            self._all_gone.set()
+
+    async def shutdown(self, reason: str = "server_shutdown",
+                       text: str = "the server is shutting down") -> None:
+        """Stop accepting, say goodbye to every client, end every table, return."""
+        if self.stopping:
+            return
+        self.stopping = True
+        log.info("shutting down: %d connections, %d tables", len(self.clients),
+                 len(self._lobby.tables) if self._lobby else 0)
+        if self._accepting is not None:
+            self._accepting.cancel()
+        if self._lobby is not None:
+            self._lobby.shutting_down = True
+        for client in list(self.clients):
+            client.close(reason, text)
+        with trio.move_on_after(self.config.shutdown_flush + 1.0):
+            await self._all_gone.wait()
+        if self._nursery is not None:
+            self._nursery.cancel_scope.cancel()
+
+
+async def start_server(nursery: trio.Nursery, config: ServerConfig | None = None, *,
+                       host: str = "127.0.0.1", port: int = 0,
+                       dealer: Any = None) -> tuple[Server, int]:
+    """Start a server on ``host:port`` (port 0: any free one) in ``nursery``; return it
+    and the port it listens on."""
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    server = Server(config, dealer=dealer)
+    await nursery.start(server.serve, listeners)
+    bound = listeners[0].socket.getsockname()[1]
+    return server, bound
+
+
+def raise_file_limit(wanted: int) -> None:
+    """Allow ``wanted`` open files if the hard limit lets us (each connection is one)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not a Unix
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):  # pragma: no cover
+            log.warning("could not raise the open files limit from %d", soft)
+            return
+        log.info("open files limit raised from %d to %d", soft, target)
+
+
+async def run_server(config: ServerConfig) -> None:
+    """``nimmt-server``: serve until SIGINT or SIGTERM, then shut down gracefully."""
+    raise_file_limit(config.max_connections + 64)
+    host = None if config.host in ("", "*") else config.host
+    listeners = await trio.open_tcp_listeners(config.port, host=host)
+    port = listeners[0].socket.getsockname()[1]
+    server = Server(config)
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.serve, listeners)
+            print(join_hint(config.host, port), flush=True)
+            if config.bots:
+                print(f"A table with {config.bots} bot{'s' if config.bots > 1 else ''} "
+                      "is waiting for you.", flush=True)
+            log.info("listening on %s:%d", config.host, port)
+            async for signum in signals:
+                name = signal.Signals(signum).name
+                log.info("%s received", name)
+                print(f"\n{name}: telling everyone goodbye...", file=sys.stderr, flush=True)
+                break
+            await server.shutdown()
+    log.info("stopped")

@@ -1,0 +1,319 @@
+"""One client connection: reader, writer and heartbeat, with every protection.
+
+* The writer empties a small bounded queue of encoded frames. ``Client.send``
+  never blocks: when the queue is full the client is too slow to read and is
+  dropped (it may reconnect with its token). Nobody ever awaits a client.
+* The reader enforces the hello deadline, the request rate (a token bucket:
+  ``rate_limit`` a second, bursts of twice that) and the protocol: a protocol
+  error gets an ``error``, a fatal one (or a long run of bad frames) also a
+  ``goodbye`` and the end.
+* The heartbeat pings a client when nothing was sent to it, or nothing received
+  from it, for ``ping_interval``; no answer within ``pong_timeout``: the peer is
+  dead (a half-open connection) and is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from nimmt import protocol as P
+from nimmt.protocol.states import CLIENT_GAME
+
+from .limits import TokenBucket
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .app import Server
+    from .session import Session
+
+__all__ = ["Client"]
+
+log = logging.getLogger("nimmt.server")
+E = P.ErrorCode
+
+RECEIVE_SIZE = 65536
+_BATCH = 64  # frames joined into one write
+BAD_FRAMES_MAX = 20  # invalid frames in a row before the connection is closed
+_WELCOMED = (P.ConnState.LOBBY, P.ConnState.SEATED, P.ConnState.WATCHING, P.ConnState.PLAYING)
+
+
+def peer_name(stream: trio.abc.Stream) -> str:
+    sock = getattr(stream, "socket", None)
+    if sock is None:
+        return "memory"
+    try:
+        host, port = sock.getpeername()[:2]
+    except OSError:
+        return "?"
+    return f"{host}:{port}"
+
+
+class Client:
+    """A connection from ``hello`` to ``goodbye`` (or to its drop)."""
+
+    def __init__(self, server: Server, stream: trio.abc.Stream, cid: int) -> None:
+        config = server.config
+        self.server = server
+        self.config = config
+        self.stream = stream
+        self.cid = cid
+        self.peer = peer_name(stream)
+        self.proto = P.Connection(P.SERVER, max_frame_size=config.max_frame_size)
+        self._queue_send, self._queue = trio.open_memory_channel[bytes](config.send_queue)
+        self.session: Session | None = None
+        self.scope = trio.CancelScope()
+        self.closing = False  # a goodbye is queued or the connection dropped: send no more
+        self.reason = ""
+        now = trio.current_time()
+        self.started = now
+        self.last_received = now
+        self.last_sent = now
+        self.bucket = TokenBucket(config.rate_limit, 2 * config.rate_limit, now)
+        self._limited = False
+        self._bad_frames = 0
+        self.sent = 0
+        self.received = 0
+
+    def __repr__(self) -> str:
+        return f"<Client {self.cid} {self.peer}>"
+
+    @property
+    def welcomed(self) -> bool:
+        return self.proto.state in _WELCOMED
+
+    # ------------------------------------------------------------------ sending
+    def send(self, msg: Any) -> bool:
+        """Queue ``msg``; never blocks. A full queue drops the client (too slow)."""
+        if self.closing:
+            return False
+        try:
+            data = self.proto.send(msg)
+        except P.LocalProtocolError as e:
+            # Not allowed in this state (a race, e.g. an event for a connection that
+            # has not been given its table's snapshot yet): not sent.
+            log.debug("conn=%s not sent %s in state %s: %s", self.cid, msg.TYPE,
+                      self.proto.state.value, e)
+            return False
+        try:
+            self._queue_send.send_nowait(data)
+        except trio.WouldBlock:
+            self.drop("slow_reader", f"{self.config.send_queue} messages waiting")
+            return False
+        self.sent += 1
+        self.last_sent = trio.current_time()
+        return True
+
+    def close(self, reason: str, text: str = "") -> None:
+        """Say goodbye, let the writer flush for a moment, then close."""
+        if self.closing:
+            return
+        self.send(P.Goodbye(reason=reason, message=text[:500]))
+        if self.closing:  # dropped while queueing the goodbye
+            return
+        self.closing = True
+        self.reason = reason if not text else f"{reason} ({text})"
+        self._queue_send.close()
+        self.scope.deadline = min(self.scope.deadline,
+                                  trio.current_time() + self.config.shutdown_flush)
+
+    def drop(self, reason: str, text: str = "") -> None:
+        """End the connection now, without a goodbye."""
+        if not self.closing:
+            self.reason = reason if not text else f"{reason} ({text})"
+        self.closing = True
+        self.scope.cancel()
+
+    # ------------------------------------------------------------------ the tasks
+    async def run(self) -> None:
+        log.info("conn=%s peer=%s connected", self.cid, self.peer)
+        try:
+            with self.scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer)
+                    nursery.start_soon(self._pinger)
+                    await self._reader()
+                    if not self.closing:
+                        self.drop("closed by peer")
+                    # the writer flushes the goodbye, then cancels the scope
+                    await trio.sleep_forever()
+        finally:
+            self.closing = True
+            session = self.session
+            self.server.lobby.disconnected(self)
+            self.server.forget(self)
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(self.stream)
+            where = ""
+            if session is not None:
+                where = f" session={session.sid}"
+                if session.table is not None:
+                    where += f" table={session.table.id}"
+                    if session.seat is not None:
+                        where += f" seat={session.seat}"
+            log.info("conn=%s closed: %s%s (sent %d, received %d)", self.cid,
+                     self.reason or "closed", where, self.sent, self.received)
+
+    async def _writer(self) -> None:
+        queue = self._queue
+        stream = self.stream
+        try:
+            while True:
+                try:
+                    data = await queue.receive()
+                except trio.EndOfChannel:
+                    break
+                chunks = [data]
+                while len(chunks) < _BATCH:
+                    try:
+                        chunks.append(queue.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                await stream.send_all(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.drop("connection lost")
+            return
+        # the queue was closed after a goodbye: everything is sent
+        self.scope.cancel()
+
+    async def _pinger(self) -> None:
+        """Ping when the connection was quiet (nothing sent, or nothing received) for
+        ``ping_interval``; close it if nothing comes back within ``pong_timeout``."""
+        config = self.config
+        nonce = 0
+        waiting: float | None = None  # when the unanswered ping was sent
+        pinged = -math.inf  # when the last ping was sent
+        while True:
+            quiet = max(min(self.last_sent, self.last_received), pinged)
+            wake = quiet + config.ping_interval
+            if waiting is not None:
+                wake = min(wake, waiting + config.pong_timeout)
+            await trio.sleep_until(wake)
+            if self.closing:
+                return
+            now = trio.current_time()
+            if waiting is not None:
+                if self.last_received >= waiting:
+                    waiting = None  # a pong (or anything) came back
+                elif now >= waiting + config.pong_timeout:
+                    self.close(E.TIMEOUT, f"no answer to a ping within {config.pong_timeout:g} s")
+                    return
+            quiet = max(min(self.last_sent, self.last_received), pinged)
+            if now < quiet + config.ping_interval:
+                continue
+            pinged = now
+            if not self.welcomed:  # the hello deadline watches this connection
+                continue
+            nonce += 1
+            self.send(P.Ping(nonce=nonce))
+            if waiting is None:
+                waiting = now
+
+    async def _reader(self) -> None:
+        config = self.config
+        proto = self.proto
+        stream = self.stream
+        hello_deadline = self.started + config.hello_timeout
+        while True:
+            with trio.move_on_at(hello_deadline if not self.welcomed else float("inf")):
+                try:
+                    data = await stream.receive_some(RECEIVE_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    self.drop("connection lost")
+                    return
+                if not data:
+                    self.drop("closed by peer")
+                    return
+                self.last_received = trio.current_time()
+                proto.receive_data(data)
+                if not self._messages():
+                    return
+                continue
+            self.close(E.TIMEOUT, f"no hello within {config.hello_timeout:g} s")
+            return
+
+    def _messages(self) -> bool:
+        """Handle every complete message received; False when the connection ends."""
+        proto = self.proto
+        bucket = self.bucket
+        while not self.closing:
+            try:
+                msg = proto.next_message()
+            except P.RemoteProtocolError as e:
+                log.info("conn=%s protocol error: %s", self.cid, e)
+                self.send(P.Error.from_exception(e))
+                if e.code == E.UNSUPPORTED_VERSION:
+                    self.close(E.UNSUPPORTED_VERSION, e.message)
+                    return False
+                if e.fatal:
+                    self.close("protocol_error", e.message)
+                    return False
+                if e.code != E.UNEXPECTED_MESSAGE:
+                    self._bad_frames += 1
+                    if self._bad_frames >= BAD_FRAMES_MAX:
+                        self.close("protocol_error", f"{BAD_FRAMES_MAX} invalid frames in a row")
+                        return False
+                if not self._within_rate(bucket) and self.closing:
+                    return False
+                continue
+            if msg is P.NEED_DATA:
+                return True
+            if msg is P.CONNECTION_CLOSED:
+                self.drop("closed by peer")
+                return False
+            self.received += 1
+            self._bad_frames = 0
+            # A game decision is not counted here: the game's own pace bounds the
+            # useful ones, and the table charges the others (see ``charge``), so a
+            # bot playing at full speed is never slowed down by the limit.
+            if msg.TYPE not in CLIENT_GAME and not self._within_rate(bucket):  # type: ignore[union-attr]
+                if self.closing:
+                    return False
+                continue
+            self._dispatch(msg)  # type: ignore[arg-type]
+        return False
+
+    def charge(self) -> None:
+        """Count a wasted decision (refused, or a commit replaced) against the rate."""
+        if self.closing:
+            return
+        if not self.bucket.take(trio.current_time()) and self.bucket.abusive:
+            self.close(E.RATE_LIMITED, "far too many messages")
+
+    def _within_rate(self, bucket: TokenBucket) -> bool:
+        if bucket.take(trio.current_time()):
+            self._limited = False
+            return True
+        if bucket.abusive:
+            self.close(E.RATE_LIMITED, "far too many messages")
+            return False
+        if not self._limited:
+            self._limited = True
+            self.send(P.Error(code=E.RATE_LIMITED,
+                              message=f"more than {self.config.rate_limit} messages a second: "
+                              "messages are dropped"))
+        return False
+
+    def _dispatch(self, msg: P.Message) -> None:
+        try:
+            self._route(msg)
+        except Exception:
+            # A bug must not take the server down: this request fails, nothing else.
+            log.exception("conn=%s internal error on %s", self.cid, msg.TYPE)
+            self.send(P.Error(code=E.INTERNAL_ERROR, message="a bug in the server",
+                              request=msg.TYPE, re=msg.id))
+
+    def _route(self, msg: P.Message) -> None:
+        tag = msg.TYPE
+        if tag == "ping":
+            self.send(P.Pong(nonce=msg.nonce, re=msg.id))  # type: ignore[attr-defined]
+        elif tag == "pong":
+            pass
+        elif tag == "goodbye":
+            self.drop("goodbye: " + msg.reason)  # type: ignore[attr-defined]
+        elif tag == "hello":
+            self.server.lobby.hello(self, msg)  # type: ignore[arg-type]
+        else:
+            self.server.lobby.request(self, msg)

@@ -1,0 +1,230 @@
+"""Server and table settings: defaults, the TOML config file, validation.
+
+Every setting has a default; a TOML file (``nimmt-server --config FILE``) may
+set any of them, and command-line flags override the file.
+
+>>> config = ServerConfig()
+>>> config.port, config.host, config.table.turn_time
+(6066, '0.0.0.0', 30.0)
+>>> load_config_text('port = 7000\\n[table]\\nturn_time = 45\\n').table.turn_time
+45.0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from nimmt.bots import STRATEGIES
+from nimmt.engine import InvalidOptions, Options
+
+__all__ = [
+    "DEFAULT_PORT",
+    "ConfigError",
+    "TableSettings",
+    "ServerConfig",
+    "load_config",
+    "load_config_text",
+]
+
+#: THE default port: 6066, like 6 nimmt.
+DEFAULT_PORT = 6066
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class ConfigError(ValueError):
+    """A setting with a wrong name, type or value (the message says which)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """One table's options and timers (the ``[table]`` section of the config).
+
+    The names are those of the protocol's ``TableOptions`` (docs/PROTOCOL.md),
+    plus three that only the server sets: ``warn_before``, ``abandon_after``
+    and ``keep_finished``. Times are in seconds. ``point_limit = 0`` and
+    ``rounds = 0`` mean "not set" (TOML has no null).
+    """
+
+    # --- the game (RULES.md) -----------------------------------------------------------
+    seats: int = 4
+    tactic_deck: bool = False
+    draft: bool = False
+    professional: bool = False
+    point_limit: int = 66
+    rounds: int = 0
+    countdown: bool = False  # clients show scores counting down from the limit
+    # --- timers ---------------------------------------------------------------------------
+    turn_time: float = 30.0  # to commit a card
+    choice_time: float = 20.0  # to choose a row (a card that fits no row) or a tied place
+    draft_time: float = 15.0  # to pick a card in Draft
+    step_delay: float = 0.8  # between resolution steps, while a person watches
+    autoplay_when_away: str = "grace"  # "grace" or "immediately"
+    grace_time: float = 30.0  # "grace": a player away this long is played for at once
+    fallback: str = "heuristic"  # the strategy that decides a card or pick at a deadline
+    warn_before: float = 5.0  # players who have not decided are warned this long before
+    abandon_after: float = 600.0  # nobody connected this long: the table is closed
+    keep_finished: float = 300.0  # a finished table nobody is at is closed after this
+
+    def game_options(self) -> Options:
+        """The engine ``Options`` these settings describe (raises ``ConfigError``)."""
+        try:
+            return Options(
+                players=self.seats,
+                tactic_deck=self.tactic_deck,
+                draft=self.draft,
+                professional=self.professional,
+                point_limit=self.point_limit or None,
+                rounds=self.rounds or None,
+            )
+        except InvalidOptions as e:
+            raise ConfigError(str(e)) from None
+
+    def validate(self) -> TableSettings:
+        self.game_options()
+        if not 0 <= self.point_limit <= 1000:
+            raise ConfigError(f"table.point_limit must be 0 to 1000, not {self.point_limit!r}")
+        if not 0 <= self.rounds <= 100:
+            raise ConfigError(f"table.rounds must be 0 to 100, not {self.rounds!r}")
+        ranges = {
+            "turn_time": (0.1, 3600.0), "choice_time": (0.1, 3600.0),
+            "draft_time": (0.1, 3600.0), "step_delay": (0.0, 10.0), "grace_time": (0.0, 3600.0),
+            "warn_before": (0.0, 3600.0), "abandon_after": (1.0, 86400.0),
+            "keep_finished": (0.0, 86400.0),
+        }
+        for name, (low, high) in ranges.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise ConfigError(f"table.{name} must be {low:g} to {high:g} seconds, not {value!r}")
+        if self.autoplay_when_away not in ("grace", "immediately"):
+            raise ConfigError(
+                f'table.autoplay_when_away must be "grace" or "immediately", '
+                f"not {self.autoplay_when_away!r}"
+            )
+        if self.fallback not in STRATEGIES:
+            raise ConfigError(
+                f"table.fallback must be one of {sorted(STRATEGIES)}, not {self.fallback!r}"
+            )
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything ``nimmt-server`` can be told (top level of the config file)."""
+
+    host: str = "0.0.0.0"
+    port: int = DEFAULT_PORT
+    log_level: str = "info"
+    bots: int = 0  # >0: keep a table with this many bots open, waiting for one human
+    max_connections: int = 2000
+    max_tables: int = 500
+    max_frame_size: int = 65536  # bytes of one frame's body; a larger frame: dropped
+    hello_timeout: float = 5.0  # a new connection must say hello within this
+    ping_interval: float = 15.0  # the server pings every connection this often
+    pong_timeout: float = 30.0  # nothing received for ping_interval + this: dropped
+    reconnect_grace: float = 120.0  # a session at no table can be resumed this long
+    send_queue: int = 256  # messages waiting for a slow client before it is dropped
+    rate_limit: int = 20  # messages a second a client may send (bursts of twice that)
+    chat_max: int = 300  # characters in a chat line
+    shutdown_flush: float = 2.0  # at shutdown, time given to clients to receive goodbye
+    table: TableSettings = field(default_factory=TableSettings)
+
+    def validate(self) -> ServerConfig:
+        if not self.host:
+            raise ConfigError("host must not be empty")
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"port must be 0 to 65535, not {self.port!r}")
+        if self.log_level not in LOG_LEVELS:
+            raise ConfigError(f"log_level must be one of {list(LOG_LEVELS)}, not {self.log_level!r}")
+        if self.bots and not 1 <= self.bots <= 9:
+            raise ConfigError(f"bots must be 1 to 9 (one seat stays for you), not {self.bots!r}")
+        if self.bots < 0:
+            raise ConfigError("bots must not be negative")
+        for name in ("max_connections", "max_tables", "send_queue", "chat_max"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1")
+        if not 1024 <= self.max_frame_size <= 16 * 1024 * 1024:
+            raise ConfigError("max_frame_size must be 1024 to 16777216 bytes")
+        for name in ("hello_timeout", "ping_interval", "pong_timeout"):
+            if not 0.1 <= getattr(self, name) <= 3600.0:
+                raise ConfigError(f"{name} must be 0.1 to 3600 seconds")
+        if not 0.0 <= self.reconnect_grace <= 86400.0:
+            raise ConfigError("reconnect_grace must be 0 to 86400 seconds")
+        if not 1 <= self.rate_limit <= 100_000:
+            raise ConfigError("rate_limit must be 1 to 100000 messages a second")
+        if not 0.0 <= self.shutdown_flush <= 60.0:
+            raise ConfigError("shutdown_flush must be 0 to 60 seconds")
+        self.table.validate()
+        return self
+
+    @property
+    def log_level_number(self) -> int:
+        return getattr(logging, self.log_level.upper())
+
+
+def _coerce(owner: str, f: dataclasses.Field[Any], value: Any) -> Any:
+    kind = f.type if isinstance(f.type, str) else f.type.__name__
+    where = f"{owner}{f.name}"
+    if kind == "bool":
+        if type(value) is not bool:
+            raise ConfigError(f"{where} must be true or false, not {value!r}")
+        return value
+    if kind == "int":
+        if type(value) is not int:
+            raise ConfigError(f"{where} must be a whole number, not {value!r}")
+        return value
+    if kind == "float":
+        if type(value) not in (int, float):
+            raise ConfigError(f"{where} must be a number, not {value!r}")
+        return float(value)
+    if kind == "str":
+        if type(value) is not str:
+            raise ConfigError(f"{where} must be a string, not {value!r}")
+        return value.lower() if f.name == "log_level" else value
+    raise ConfigError(f"{where} cannot be set here")  # pragma: no cover
+
+
+def _apply(cls: type, base: Any, data: dict[str, Any], owner: str) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        f = known.get(key)
+        if f is None or f.name == "table":
+            raise ConfigError(f"unknown setting {owner}{key!r}")
+        changes[key] = _coerce(owner, f, value)
+    return replace(base, **changes)
+
+
+def config_from_mapping(data: dict[str, Any], base: ServerConfig | None = None) -> ServerConfig:
+    """Settings from a parsed TOML document (top-level keys and a ``[table]`` table)."""
+    base = base or ServerConfig()
+    data = dict(data)
+    table = data.pop("table", {})
+    if not isinstance(table, dict):
+        raise ConfigError("table must be a TOML table: [table]")
+    config = _apply(ServerConfig, base, data, "")
+    config = replace(config, table=_apply(TableSettings, base.table, table, "table."))
+    return config.validate()
+
+
+def load_config_text(text: str, base: ServerConfig | None = None) -> ServerConfig:
+    """Parse TOML ``text`` into a validated ``ServerConfig``."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"not valid TOML: {e}") from None
+    return config_from_mapping(data, base)
+
+
+def load_config(path: str | Path, base: ServerConfig | None = None) -> ServerConfig:
+    """Read and validate the TOML config file at ``path``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
+    return load_config_text(text, base)

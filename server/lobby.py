@@ -1,0 +1,323 @@
+"""The lobby: sessions, tables, and the requests that are not a table's own.
+
+Everything here is synchronous and quick: a request for a table is handed to
+that table's task through its channel (``Table.submit``), so one connection's
+request never waits for another table.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from nimmt import protocol as P
+
+from .config import ConfigError, ServerConfig
+from .session import Session, new_token
+from .table import Table
+from .wire import settings_from_options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .client import Client
+
+__all__ = ["Lobby", "SERVER_SOFTWARE"]
+
+log = logging.getLogger("nimmt.server")
+E = P.ErrorCode
+
+SERVER_SOFTWARE = "nimmt-server 0.1.0"
+
+#: The lobby hears of each table at most this often (seconds).
+LOBBY_FEED_INTERVAL = 1.0
+
+# requests a table's task handles for the session's own table
+_TABLE_REQUESTS = {
+    "leave": "leave", "add_bot": "add_bot", "remove_bot": "remove_bot", "start": "start",
+    "commit": "decide", "choose_row": "decide", "choose_tie": "decide", "draft_pick": "decide",
+}
+
+
+class Lobby:
+    """Every session and table of one server."""
+
+    def __init__(self, config: ServerConfig, nursery: trio.Nursery) -> None:
+        self.config = config
+        self.nursery = nursery
+        self.tables: dict[str, Table] = {}
+        self.sessions: dict[str, Session] = {}
+        self._in_lobby: set[Session] = set()  # connected, at no table (lazily cleaned)
+        self._dirty: dict[str, Table | None] = {}  # tables the lobby must hear of (None: closed)
+        self._feed_wakeup = trio.Event()
+        self._expiry: deque[tuple[float, Session]] = deque()
+        self._table_ids = 0
+        self._session_ids = 0
+        self.bot_table: Table | None = None
+        self.shutting_down = False
+        #: chance: ``dealer(options, pending, view, rng) -> Deal``; None: shuffled deals.
+        #: (A seam for tests and reproducible benchmarks.)
+        self.dealer: Any = None
+        self.limits = P.Limits(
+            max_frame_size=config.max_frame_size,
+            hello_timeout=config.hello_timeout,
+            ping_interval=config.ping_interval,
+            pong_timeout=config.pong_timeout,
+            reconnect_grace=config.reconnect_grace,
+            rate_limit=config.rate_limit,
+        )
+
+    # ------------------------------------------------------------------ tables
+    def open_table(self, name: str, settings: Any, *, persistent: bool = False,
+                   autostart: bool = False, bots: int = 0, seed: int | None = None) -> Table:
+        self._table_ids += 1
+        table = Table(self, f"t{self._table_ids}", name, settings, persistent=persistent,
+                      autostart=autostart, seed=seed)
+        for i in range(bots):
+            table.place_bot(len(table.seats) - bots + i, "heuristic", None)
+        self.tables[table.id] = table
+        self.nursery.start_soon(table.run, name=f"table {table.id}")
+        self.table_changed(table)
+        return table
+
+    def open_bot_table(self) -> Table:
+        """The ``--bots N`` table: N built-in bots and one free seat, starting when taken."""
+        n = self.config.bots
+        settings = replace(self.config.table, seats=n + 1)
+        name = f"You against {n} bot{'s' if n > 1 else ''}"
+        self.bot_table = self.open_table(name, settings, persistent=True, autostart=True, bots=n)
+        return self.bot_table
+
+    @property
+    def stopping(self) -> bool:
+        return self.shutting_down or self.nursery.cancel_scope.cancel_called
+
+    def table_started(self, table: Table) -> None:
+        if table is self.bot_table and not self.stopping:
+            self.open_bot_table()
+
+    def table_over(self, table: Table) -> None:
+        pass
+
+    def table_closed(self, table: Table) -> None:
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            self._dirty[table.id] = None
+            self._wake_feed()
+        if table is self.bot_table:
+            self.bot_table = None
+            if not self.stopping:
+                self.open_bot_table()
+
+    def close_all(self) -> None:
+        self.shutting_down = True
+        for table in list(self.tables.values()):
+            table.submit("close", None, "server shutdown")
+
+    # ------------------------------------------------------------------ the lobby feed
+    def table_changed(self, table: Table) -> None:
+        """``table`` looks different: the lobby will hear of it (coalesced, see ``feed``)."""
+        if table.id not in self._dirty:
+            self._dirty[table.id] = table
+            self._wake_feed()
+
+    def _wake_feed(self) -> None:
+        if not self._feed_wakeup.is_set():
+            self._feed_wakeup.set()
+
+    async def feed(self) -> None:
+        """Send the lobby ``table_updated`` / ``table_closed`` for the tables that changed.
+
+        At most one message per table every ``LOBBY_FEED_INTERVAL`` seconds (the latest
+        state), however often it changes: what a lobby client receives is bounded by the
+        number of tables, not by what happens at them. The task sleeps on an event
+        while nothing changes.
+        """
+        while True:
+            await self._feed_wakeup.wait()
+            self._feed_wakeup = trio.Event()
+            dirty, self._dirty = self._dirty, {}
+            for table_id, table in dirty.items():
+                if table is None:
+                    self.to_lobby(P.TableClosed(table_id=table_id))
+                elif not table.closed:
+                    self.to_lobby(P.TableUpdated(table=table.info()))
+            await trio.sleep(LOBBY_FEED_INTERVAL)
+
+    # ------------------------------------------------------------------ sending
+    def to_lobby(self, msg: Any) -> None:
+        """To every connected session that is at no table."""
+        stale = []
+        for session in self._in_lobby:
+            if session.client is None or session.table is not None:
+                stale.append(session)
+            else:
+                session.send(msg)
+        for session in stale:
+            self._in_lobby.discard(session)
+
+    def after_leave(self, session: Session) -> None:
+        """``session`` is at no table any more."""
+        if session.client is not None:
+            self._in_lobby.add(session)
+        else:
+            self._expire_later(session)
+
+    # ------------------------------------------------------------------ sessions
+    def _expire_later(self, session: Session) -> None:
+        lost = session.lost_at if session.lost_at is not None else trio.current_time()
+        self._expiry.append((lost + self.config.reconnect_grace, session))
+
+    def _prune(self) -> None:
+        """Forget sessions that nobody can resume any more (amortized, no timer)."""
+        now = trio.current_time()
+        queue = self._expiry
+        while queue and queue[0][0] <= now:
+            _, session = queue.popleft()
+            if not self._resumable(session, now) and self.sessions.get(session.token) is session:
+                del self.sessions[session.token]
+
+    def _resumable(self, session: Session, now: float) -> bool:
+        if session.client is not None or session.table is not None:
+            return True
+        return session.lost_at is not None and now < session.lost_at + self.config.reconnect_grace
+
+    def hello(self, client: Client, msg: P.Hello) -> Session | None:
+        """Answer a ``hello``: a new session, or the one its token names."""
+        self._prune()
+        name = _clean_name(msg.name)
+        if msg.token is not None:
+            session = self.sessions.get(msg.token)
+            if session is None or not self._resumable(session, trio.current_time()):
+                # docs/PROTOCOL.md: error bad_token, then a fresh session
+                client.send(P.Error(code=E.BAD_TOKEN, request="hello", re=msg.id, field="token",
+                                    message="unknown or expired session token: "
+                                    "here is a new session"))
+                log.info("conn=%s unknown or expired token", client.cid)
+                return self._new_session(client, msg, name)
+            old = session.client
+            if old is not None:
+                old.session = None
+                old.close("replaced", "this session connected again from elsewhere")
+                log.info("session %s: connection %s replaced by %s", session.sid, old.cid,
+                         client.cid)
+            session.client = client
+            session.lost_at = None
+            client.session = session
+            client.send(P.Welcome(protocol=P.PROTOCOL_VERSION, server=SERVER_SOFTWARE,
+                                  name=session.name, token=session.token, resumed=True,
+                                  limits=self.limits, re=msg.id))
+            log.info("conn=%s session %s (%s) resumed", client.cid, session.sid, session.name)
+            if session.table is not None:
+                session.table.submit("resume", session)
+            else:
+                self._in_lobby.add(session)
+            return session
+        return self._new_session(client, msg, name)
+
+    def _new_session(self, client: Client, msg: P.Hello, name: str) -> Session:
+        self._session_ids += 1
+        session = Session(self._session_ids, new_token(), name, msg.kind)
+        self.sessions[session.token] = session
+        session.client = client
+        client.session = session
+        client.send(P.Welcome(protocol=P.PROTOCOL_VERSION, server=SERVER_SOFTWARE, name=name,
+                              token=session.token, resumed=False, limits=self.limits,
+                              re=msg.id))
+        self._in_lobby.add(session)
+        log.info("conn=%s session %s: %s (%s) says hello", client.cid, session.sid, name,
+                 msg.kind)
+        return session
+
+    def disconnected(self, client: Client) -> None:
+        """``client``'s connection is over; its session (if still its own) is away."""
+        session = client.session
+        client.session = None
+        if session is None or session.client is not client:
+            return
+        session.client = None
+        session.lost_at = trio.current_time()
+        self._in_lobby.discard(session)
+        if session.table is not None:
+            session.table.submit("away", session)
+        else:
+            self._expire_later(session)
+
+    # ------------------------------------------------------------------ requests
+    def request(self, client: Client, msg: Any) -> None:
+        """A message from a welcomed client (not ping, pong or goodbye)."""
+        session = client.session
+        if session is None:  # pragma: no cover - replaced in the meantime
+            return
+        tag = msg.TYPE
+        kind = _TABLE_REQUESTS.get(tag)
+        if kind is not None:
+            table = session.table
+            if table is None:
+                client.send(P.Error(code=E.NOT_ALLOWED, message="you are at no table",
+                                    request=tag, re=msg.id))
+            else:
+                table.submit(kind, session, msg)
+        elif tag == "chat":
+            self._chat(session, msg)
+        elif tag == "list_tables":
+            # newest first (the dict keeps creation order)
+            tables = [t for t in reversed(self.tables.values()) if not t.closed]
+            tables = tables[:P.MAX_TABLES_LISTED]
+            client.send(P.TableList(tables=tuple(t.info() for t in tables), re=msg.id))
+        elif tag == "create_table":
+            self._create(session, msg)
+        elif tag in ("join", "watch"):
+            table = self.tables.get(msg.table_id)
+            if table is None or table.closed:
+                client.send(P.Error(code=E.NO_SUCH_TABLE, field="table_id", request=tag,
+                                    re=msg.id, message=f"no table {msg.table_id!r}"))
+            else:
+                table.submit(tag, session, msg)
+        else:  # pragma: no cover - the protocol's state table lets nothing else through
+            client.send(P.Error(code=E.NOT_ALLOWED, message=f"{tag} is not handled here",
+                                request=tag, re=msg.id))
+
+    def _create(self, session: Session, msg: P.CreateTable) -> None:
+        if session.table is not None:
+            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                 message="you are already at a table: leave it first"))
+            return
+        if len([t for t in self.tables.values() if not t.closed]) >= self.config.max_tables:
+            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                 message="the server has as many tables as it allows"))
+            return
+        try:
+            settings = settings_from_options(msg.options, self.config.table)
+        except ConfigError as e:
+            code = E.UNKNOWN_STRATEGY if "fallback" in str(e) else E.OUT_OF_RANGE
+            session.send(P.Error(code=code, request=msg.TYPE, re=msg.id, field="options",
+                                 message=str(e)[:500]))
+            return
+        name = msg.name or f"{session.name}'s table"
+        table = self.open_table(name[:40], settings)
+        log.info("session %s (%s) creates table %s", session.sid, session.name, table.id)
+        # the creator belongs to the table from now on (a second create_table is refused)
+        session.table = table
+        table.submit("watch" if session.kind == "spectator" else "host", session, msg)
+
+    def _chat(self, session: Session, msg: P.Chat) -> None:
+        text = msg.text
+        if len(text) > self.config.chat_max:
+            session.send(P.Error(code=E.OUT_OF_RANGE, request="chat", re=msg.id, field="text",
+                                 message=f"a chat line holds at most {self.config.chat_max} "
+                                 "characters"))
+            return
+        if not text.strip():
+            return
+        if session.table is not None:
+            session.table.chat(session, text)
+        else:
+            self.to_lobby(P.ChatMessage(name=session.name, seat=None, text=text))
+
+
+def _clean_name(name: str) -> str:
+    cleaned = "".join(ch for ch in name if ch.isprintable()).strip()
+    return cleaned[:32] or "player"
