@@ -66,6 +66,19 @@ from nimmt.protocol import (
 )
 
 SEATS = 4
+PROFILE_PARTS = [  # (where, name): how --profile sorts the server's own time into parts
+    ("method 'send' of '_socket", "socket syscalls (send/recv/epoll)"),
+    ("method 'recv", "socket syscalls (send/recv/epoll)"),
+    ("method 'poll' of 'select.epoll", "socket syscalls (send/recv/epoll)"),
+    ("/trio/", "trio scheduling, channels, streams"),
+    ("/outcome/", "trio scheduling, channels, streams"),
+    ("/msgpack/", "msgpack pack/unpack"),
+    ("/protocol/", "nimmt.protocol (framing, validation)"),
+    ("/engine/", "nimmt.engine (rules, views)"),
+    ("/bots/", "nimmt.bots (built-in strategies)"),
+    ("/server/", "nimmt.server (tables, clients, lobby)"),
+    ("logging", "logging"),
+]
 
 
 # ----------------------------------------------------------------------------- worker
@@ -333,8 +346,21 @@ def parent_main(args: argparse.Namespace) -> None:
     if args.profile and os.path.exists(profile_path):
         import pstats
 
-        print("\nserver profile, top functions by own time:")
-        pstats.Stats(profile_path).sort_stats("tottime").print_stats(25)
+        stats = pstats.Stats(profile_path)
+        print("\nserver profile: own time by part (of all the server's CPU time, setup included)")
+        parts: dict[str, float] = {}
+        for (filename, _line, function), (_cc, _nc, tottime, _ct, _callers) in stats.stats.items():
+            part = "other"
+            for key, name in PROFILE_PARTS:
+                if key in filename or key in function:
+                    part = name
+                    break
+            parts[part] = parts.get(part, 0.0) + tottime
+        total = sum(parts.values())
+        for part, seconds in sorted(parts.items(), key=lambda kv: -kv[1]):
+            print(f"  {part:<40} {seconds / total:6.1%}")
+        print("\ntop functions by own time:")
+        stats.sort_stats("tottime").print_stats(15)
 
 
 def parse_think(text: str) -> tuple[float, float]:
