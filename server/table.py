@@ -304,6 +304,24 @@ class Table(GameFlow):
             return session.seat
         return None
 
+    def _seat_for(self, session: Session | None, msg: Any) -> int | None:
+        """The seat ``msg`` asks for (its ``seat``, or the first free one); None,
+        with an error sent, when there is no such seat or it is taken."""
+        wanted = getattr(msg, "seat", None)
+        if wanted is None:
+            free = [i for i, s in enumerate(self.seats) if s is None]
+            if not free:
+                self._refuse(session, msg, E.TABLE_FULL, "every seat is taken")
+                return None
+            return free[0]
+        if wanted >= len(self.seats):
+            self._refuse(session, msg, E.NO_SUCH_SEAT, f"seats are 0 to {len(self.seats) - 1}", "seat")
+            return None
+        if self.seats[wanted] is not None:
+            self._refuse(session, msg, E.SEAT_TAKEN, f"seat {wanted} is taken", "seat")
+            return None
+        return wanted
+
     async def _join(self, session: Session, msg: Any, host: bool = False) -> None:
         if session.table is not None and not (session.table is self and session.seat is None):
             self._refuse(session, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
@@ -314,22 +332,9 @@ class Table(GameFlow):
         if session.kind == "spectator":
             self._refuse(session, msg, E.NOT_ALLOWED, "a spectator cannot take a seat")
             return
-        wanted = getattr(msg, "seat", None)
-        if wanted is not None:
-            if wanted >= len(self.seats):
-                self._refuse(session, msg, E.NO_SUCH_SEAT,
-                             f"seats are 0 to {len(self.seats) - 1}", "seat")
-                return
-            if self.seats[wanted] is not None:
-                self._refuse(session, msg, E.SEAT_TAKEN, f"seat {wanted} is taken", "seat")
-                return
-            index = wanted
-        else:
-            free = [i for i, s in enumerate(self.seats) if s is None]
-            if not free:
-                self._refuse(session, msg, E.TABLE_FULL, "every seat is taken")
-                return
-            index = free[0]
+        index = self._seat_for(session, msg)
+        if index is None:
+            return
         if session in self.watchers:
             self.watchers.remove(session)
         self.seats[index] = Seat(index, self._unique_name(session.name), session=session)
@@ -464,22 +469,9 @@ class Table(GameFlow):
                          f"no strategy {strategy!r}: choose one of {sorted(STRATEGIES)}",
                          "strategy")
             return
-        wanted = getattr(msg, "seat", None)
-        if wanted is not None:
-            if wanted >= len(self.seats):
-                self._refuse(session, msg, E.NO_SUCH_SEAT,
-                             f"seats are 0 to {len(self.seats) - 1}", "seat")
-                return
-            if self.seats[wanted] is not None:
-                self._refuse(session, msg, E.SEAT_TAKEN, f"seat {wanted} is taken", "seat")
-                return
-            index = wanted
-        else:
-            free = [i for i, s in enumerate(self.seats) if s is None]
-            if not free:
-                self._refuse(session, msg, E.TABLE_FULL, "every seat is taken")
-                return
-            index = free[0]
+        index = self._seat_for(session, msg)
+        if index is None:
+            return
         self.place_bot(index, strategy, getattr(msg, "name", None))
         self._updated(session, getattr(msg, "id", None))
         if self.autostart and all(s is not None for s in self.seats):
