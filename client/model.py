@@ -32,6 +32,8 @@ Public attributes (all rows are *wire* rows 0..3; people see them as 1..4):
 ``unresolved``     the revealed plays not yet placed, in resolution order
 ``turn_deadline``  local monotonic time the turn's commits are due (or ``None``)
 ``pending``        the row/tie/draft :class:`~nimmt.client.decisions.Pending`, or ``None``
+``warning``        the last ``deadline_warning`` received this turn (or draft pick), or
+                   ``None``; :attr:`hurry` says whether it is for :attr:`decision`
 ``draft_pool``     Draft: the cards left to pick; ``draft_picks``: ``(seat, card)``
 ``totals``         per seat: game total so far; ``penalties``: taken this round
 ``last_round``     :class:`RoundResult` of the last round scored, or ``None``
@@ -44,7 +46,8 @@ Public attributes (all rows are *wire* rows 0..3; people see them as 1..4):
 
 Derived: :attr:`options`, :attr:`seats` (:class:`SeatView` list), :attr:`decision`
 (what you must decide now, with :meth:`~nimmt.client.decisions.Decision.answer`),
-:meth:`legal_actions`, :meth:`name_of`, :meth:`display_total`, :meth:`seconds_left`.
+:attr:`hurry` (the server warned that :attr:`decision` is due soon), :meth:`legal_actions`,
+:meth:`name_of`, :meth:`display_total`, :meth:`seconds_left`.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ from nimmt.protocol import Message, TableInfo, TableOptions
 from .cards import MAX_ROW, row_bullheads
 from .decisions import COMMIT, DRAFT, ROW, TIE, Decision, Pending
 from .link import LinkLost, LinkRestored
-from .words import Words, cards_text, error_hint, place_text, rows_text
+from .words import Words, cards_text, deadline_warning_text, error_hint, place_text, rows_text
 
 __all__ = ["TableModel", "SeatView", "LogLine", "RoundResult", "GameResult", "PHASES"]
 
@@ -73,7 +76,8 @@ DEFAULT_LIMIT: Final = 66
 @dataclass(frozen=True, slots=True)
 class LogLine:
     """One line of the event log. ``kind``: ``info``, ``event``, ``take`` (a row
-    taken), ``round`` (round/game boundaries), ``chat``, ``error``, ``link``."""
+    taken), ``round`` (round/game boundaries), ``chat``, ``error``, ``link``, ``warn``
+    (a deadline is near)."""
 
     text: str
     kind: str = "event"
@@ -164,6 +168,7 @@ class TableModel:
         self.unresolved: list[tuple[int, int]] = []
         self.turn_deadline: float | None = None
         self.pending: Pending | None = None
+        self.warning: P.DeadlineWarning | None = None
 
     def _set_table(self, table: TableInfo) -> None:
         self.table = table
@@ -253,6 +258,15 @@ class TableModel:
             return Decision(COMMIT, round=self.round, turn=self.turn, cards=tuple(self.hand),
                             committed=self.my_commit, deadline=self.turn_deadline)
         return None
+
+    @property
+    def hurry(self) -> bool:
+        """True when the server warned (``deadline_warning``) that the decision you must
+        make now is due soon, and you have not made it: a screen shows the clock hot."""
+        w, d = self.warning, self.decision
+        if w is None or d is None or (d.kind == COMMIT and d.committed is not None):
+            return False
+        return (w.kind, w.round, w.turn, w.pick) == (d.kind, d.round, d.turn, d.pick)
 
     def legal_actions(self) -> frozenset[str]:
         """The client message types that make sense to send now."""
@@ -461,6 +475,17 @@ class TableModel:
             self.my_commit = m.card
             if self.seat is not None:
                 self.committed.add(self.seat)
+
+    def _on_deadline_warning(self, m: P.DeadlineWarning) -> None:
+        self.warning = m
+        if not self.hurry:
+            return  # it crossed your answer (or is for a decision that is over): moot
+        deadline = self._deadline(m.remaining)  # the freshest count of the time left
+        if m.kind == COMMIT:
+            self.turn_deadline = deadline
+        elif self.pending is not None:
+            self.pending.deadline = deadline
+        self._say(deadline_warning_text(m.kind, m.remaining), "warn")
 
     def _on_seat_committed(self, m: P.SeatCommitted) -> None:
         self.committed.add(m.seat)

@@ -16,7 +16,8 @@ from typing import Final
 
 from nimmt.protocol import Place
 
-__all__ = ["Words", "cards_text", "rows_text", "place_text", "error_hint", "ERROR_HINTS"]
+__all__ = ["Words", "cards_text", "rows_text", "place_text", "error_hint", "ERROR_HINTS",
+           "deadline_warning_text"]
 
 #: What to do after each error code (shown after the server's message).
 ERROR_HINTS: Final[dict[str, str]] = {
@@ -37,6 +38,29 @@ ERROR_HINTS: Final[dict[str, str]] = {
     "bad_token": "Your old session had expired: you start a new one.",
     "unexpected_message": "That is not possible at this moment.",
 }
+
+
+#: deadline_warning.kind -> (what you must do, what the autopilot does after the deadline).
+_WARNINGS: Final[dict[str, tuple[str, str]]] = {
+    "commit": ("to play a card", "plays one"),
+    "row": ("to choose the row you take", "takes the cheapest row"),
+    "tie": ("to choose where your card goes", "chooses"),
+    "draft": ("to pick a card", "picks one"),
+}
+
+
+def deadline_warning_text(kind: str, remaining: float) -> str:
+    """The log line of a ``deadline_warning``.
+
+    >>> deadline_warning_text("commit", 4.97)
+    '5 seconds left to play a card — the autopilot plays one for you after that.'
+    >>> deadline_warning_text("draft", 1.2)
+    '1 second left to pick a card — the autopilot picks one for you after that.'
+    """
+    what, autopilot = _WARNINGS.get(kind, ("to decide", "decides"))
+    n = max(0, round(remaining))
+    return (f"{n} second{'' if n == 1 else 's'} left {what} — the autopilot {autopilot} "
+            "for you after that.")
 
 
 def error_hint(code: str) -> str:

@@ -36,6 +36,7 @@ from .messages_game import (
     ChooseTie,
     Commit,
     CommitAccepted,
+    DeadlineWarning,
     DraftOpened,
     DraftPick,
     DraftPicked,
@@ -118,6 +119,6 @@ __all__ = [
     "RoundStarted", "HandDealt", "DraftOpened", "DraftPickNeeded", "DraftPickRequest",
     "DraftPicked", "RowsDealt", "TurnStarted", "CommitAccepted", "SeatCommitted", "Revealed",
     "Placed", "RowTaken", "RowChoiceNeeded", "RowChoiceRequest", "TieChoiceNeeded",
-    "TieChoiceRequest", "RoundScored", "GameOver", "Snapshot", "Commit", "ChooseRow",
-    "ChooseTie", "DraftPick",
+    "TieChoiceRequest", "DeadlineWarning", "RoundScored", "GameOver", "Snapshot", "Commit",
+    "ChooseRow", "ChooseTie", "DraftPick",
 ]

@@ -36,7 +36,7 @@ ORDER: dict[str, tuple[str, ...]] = {
     ),
     "Private game messages (to one seated player only)": (
         "hand_dealt", "commit_accepted", "row_choice_request", "tie_choice_request",
-        "draft_pick_request",
+        "draft_pick_request", "deadline_warning",
     ),
     "Decisions (client to server)": ("commit", "choose_row", "choose_tie", "draft_pick"),
 }

@@ -16,6 +16,7 @@ from .messages_game import (
     ChooseTie,
     Commit,
     CommitAccepted,
+    DeadlineWarning,
     DraftOpened,
     DraftPick,
     DraftPicked,
@@ -174,6 +175,8 @@ _LIST: Final[tuple[Message, ...]] = (
                      deadline=DEADLINE, remaining=20.0, seq=27),
     DraftPickRequest(round=1, pick=2, pool=(1, 2, 3, 5, 8, 13, 21, 34), deadline=DEADLINE,
                      remaining=15.0, seq=28),
+    DeadlineWarning(kind="commit", round=1, turn=1, pick=0, deadline=DEADLINE, remaining=5.0,
+                    seq=29),
     # decisions
     Commit(round=1, turn=1, card=14, id=5),
     ChooseRow(round=1, turn=3, row=1),

@@ -37,6 +37,7 @@ __all__ = [
     "DraftPickNeeded",
     "DraftPickRequest",
     "DraftPicked",
+    "DeadlineWarning",
     "RowsDealt",
     "TurnStarted",
     "CommitAccepted",
@@ -268,6 +269,30 @@ class DraftPickRequest(Message):
     pool: tuple[int, ...] = F(IntList(1, 104, 1, 104, unique=True), "the cards you may pick")
     deadline: float = F(DEADLINE, _DL)
     remaining: float = F(REMAINING, _REM)
+
+
+@message("deadline_warning", S)
+class DeadlineWarning(Message):
+    """Your decision is due soon: when ``deadline`` passes, the autopilot makes it."""
+
+    kind: str = F(OneOf("commit", "row", "tie", "draft"),
+                  "the decision awaited: a commit, a row choice, a tie choice or a draft pick")
+    round: int = F(ROUND, "round number")
+    turn: int = F(Int(0, 10), "turn number; 0 for a draft pick")
+    pick: int = F(Int(0, 104), "draft: pick number; otherwise 0")
+    deadline: float = F(DEADLINE, "the decision's deadline, as announced with it; " + _DL)
+    remaining: float = F(REMAINING, _REM)
+
+    def _cross(self) -> None:
+        draft = self.kind == "draft"
+        if draft and self.turn != 0:
+            raise _bad("a draft pick has turn 0", "turn")
+        if draft and self.pick == 0:
+            raise _bad("a draft pick has a pick number from 1", "pick")
+        if not draft and self.turn == 0:
+            raise _bad("a commit, row or tie choice has a turn from 1", "turn")
+        if not draft and self.pick != 0:
+            raise _bad("pick is 0 unless kind is draft", "pick")
 
 
 # --- snapshot ---------------------------------------------------------------------

@@ -100,7 +100,7 @@ PUBLIC_GAME: Final = frozenset(
 #: Game messages only ever sent to one seated player (never to a spectator).
 PRIVATE_GAME: Final = frozenset(
     {"hand_dealt", "commit_accepted", "row_choice_request", "tie_choice_request",
-     "draft_pick_request"}
+     "draft_pick_request", "deadline_warning"}
 )
 #: A seated player's decisions.
 CLIENT_GAME: Final = frozenset({"commit", "choose_row", "choose_tie", "draft_pick"})

@@ -62,11 +62,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .lobby import Lobby
     from .session import Seat, Session
 
-__all__ = ["GameFlow", "SERVER_NAME"]
+__all__ = ["GameFlow"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
-SERVER_NAME = "nimmt-server"  # the name on the server's own chat lines (deadline warnings)
 
 # events that open a resolution step (a RowTaken and the CardPlaced after it are one step)
 _STEP_EVENTS = (RowTaken, CardPlaced, RowChoiceNeeded, TieChoiceNeeded)
@@ -314,31 +313,45 @@ class GameFlow:
         remaining = max(0.0, self._deadline - trio.current_time())
         return time.time() + remaining, remaining
 
-    def _warn(self) -> None:
-        """A deadline is near: remind the people who have not decided yet.
+    def _warn_at(self) -> float | None:
+        """When the armed decision's ``deadline_warning`` is due (None: not, or sent).
 
-        The protocol has no message of its own for this: the reminder is a
-        ``chat_message`` from the server, sent only to those seats."""
+        docs/PROTOCOL.md: ``warn_before`` seconds before the deadline, once per
+        decision, and only if the decision was given more time than that."""
+        warn_before = self.settings.warn_before
+        if self._warned or self._deadline is None or warn_before <= 0:
+            return None
+        at = self._deadline - warn_before
+        return at if at > self._armed_at else None
+
+    def _warn(self) -> None:
+        """A deadline is near: send ``deadline_warning`` to every client seat (human or
+        bot client, connected now) the decision is still awaited from."""
+        self._warned = True
         game = self._game
         pending = game.pending if game is not None else None
         if pending is None or self._deadline is None:
             return
-        left = max(0.0, self._deadline - trio.current_time())
         if isinstance(pending, AwaitingCommits):
-            what = "to commit a card"
+            kind, rnd, turn, pick = "commit", pending.round, pending.turn, 0
         elif isinstance(pending, AwaitingDraftPick):
-            what = "to pick a card"
-        elif isinstance(pending, AwaitingRowChoice):
-            what = "to choose the row you take"
-        else:
-            what = "to choose where your card goes"
-        text = f"{left:.0f} s left {what}: then the autopilot decides for you"
+            kind, rnd, turn, pick = "draft", pending.round, 0, pending.pick
+        elif isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
+            kind = "row" if isinstance(pending, AwaitingRowChoice) else "tie"
+            (rnd, turn), pick = self._shown, 0
+        else:  # pragma: no cover - nothing else has a deadline
+            return
+        deadline, remaining = self._wire_deadline()
+        if remaining <= 0:  # the table was busy until the deadline: the autopilot decides now
+            return
+        msg = P.DeadlineWarning(kind=kind, round=rnd, turn=turn, pick=pick, deadline=deadline,
+                                remaining=remaining)
         for index in sorted(pending.seats):
             seat = self.seats[index]
-            if seat is None or seat.builtin or seat.session is None or seat.kind == "bot":
+            if seat is None or seat.builtin or seat.session is None:
                 continue
-            self._log(logging.DEBUG, index, "warned: %.0f s left", left)
-            seat.session.send(P.ChatMessage(name=SERVER_NAME, seat=None, text=text))
+            if seat.session.send(msg):
+                self._log(logging.DEBUG, index, "warned: %.1f s left", remaining)
 
     def _requests_for(self, index: int, deadline: float, remaining: float) -> list[Any]:
         game = self._game

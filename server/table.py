@@ -224,11 +224,10 @@ class Table(GameFlow):
         wake = math.inf
         game = self._game
         if self.status == "playing" and game is not None and self._deadline is not None:
-            deadline = self._deadline
-            warn_at = deadline - self.settings.warn_before
-            if not self._warned and self.settings.warn_before > 0 and warn_at > self._armed_at:
+            warn_at = self._warn_at()
+            if warn_at is not None:
                 wake = warn_at
-            wake = min(wake, deadline)
+            wake = min(wake, self._deadline)
             pending = game.pending
             if pending is not None:
                 for i in pending.seats:
@@ -259,10 +258,9 @@ class Table(GameFlow):
             return
         if self.status != "playing":
             return
-        if self._deadline is not None and not self._warned:
-            if now >= self._deadline - self.settings.warn_before:
-                self._warned = True
-                self._warn()
+        warn_at = self._warn_at()
+        if warn_at is not None and now >= warn_at:
+            self._warn()
         await self._autoplay()
 
     # ------------------------------------------------------------------ requests

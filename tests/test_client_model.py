@@ -150,6 +150,63 @@ def test_whole_game_of_the_worked_example() -> None:
     assert m.decision is None
 
 
+def warning(kind: str, round: int = 1, turn: int = 1, pick: int = 0,
+            remaining: float = 5.0) -> P.DeadlineWarning:
+    return P.DeadlineWarning(kind=kind, round=round, turn=turn, pick=pick, deadline=1e9,
+                             remaining=remaining)
+
+
+def test_a_deadline_warning_is_logged_and_makes_the_clock_hot_until_we_decide() -> None:
+    clock = Clock()
+    m = seated_game(clock)
+    assert not m.hurry
+    clock.now += 25.3  # our clock runs a little late: the warning's count wins
+    feed(m, warning("commit", remaining=4.6))
+    assert m.hurry and m.seconds_left() == pytest.approx(4.6)
+    assert m.log[-1].kind == "warn"
+    assert m.log[-1].text == ("5 seconds left to play a card — the autopilot plays one for "
+                              "you after that.")
+    feed(m, P.CommitAccepted(round=1, turn=1, card=14))
+    assert not m.hurry  # decided (the commit may still be replaced, but nothing is due)
+    feed(m, P.TurnStarted(round=1, turn=2, deadline=1e9, remaining=30.0))
+    assert m.warning is None and not m.hurry
+
+    # a warning that crossed our commit on the wire is moot: no line, no hot clock
+    feed(m, P.CommitAccepted(round=1, turn=2, card=21))
+    lines = len(m.log)
+    feed(m, warning("commit", turn=2))
+    assert not m.hurry and len(m.log) == lines
+    # ... and so is one for another turn
+    feed(m, P.TurnStarted(round=1, turn=3, deadline=1e9, remaining=30.0), warning("commit"))
+    assert not m.hurry and len(m.log) == lines
+
+    # a row choice
+    play_turn(m, [(0, 3), (1, 40), (2, 50), (3, 60)])
+    feed(m, P.RowChoiceNeeded(seat=0, card=3, deadline=1e9, remaining=20.0),
+         P.RowChoiceRequest(round=1, turn=3, card=3, rows=(0, 1, 2, 3), deadline=1e9,
+                            remaining=20.0),
+         warning("row", turn=3))
+    assert m.hurry and "the row you take" in m.log[-1].text
+    feed(m, P.RowTaken(seat=0, row=1, cards=(37,), bullheads=1))
+    assert not m.hurry
+
+
+def test_a_draft_warning_and_a_spectator_that_should_never_get_one() -> None:
+    m = TableModel(Clock())
+    t = table(["Ann", "Bob"], draft=True, tactic_deck=True)
+    feed(m, welcome(), P.Seated(table=t, seat=0), P.RoundStarted(round=1),
+         P.DraftOpened(round=1, pool=tuple(range(1, 25)), first_picker=0),
+         P.DraftPickNeeded(seat=0, round=1, pick=1, deadline=1e9, remaining=15.0),
+         P.DraftPickRequest(round=1, pick=1, pool=tuple(range(1, 25)), deadline=1e9,
+                            remaining=15.0),
+         warning("draft", turn=0, pick=1, remaining=1.0))
+    assert m.hurry and m.log[-1].text.startswith("1 second left to pick a card")
+    feed(m, P.DraftPicked(seat=0, card=3))
+    assert not m.hurry
+    spectator = feed(TableModel(Clock()), welcome(), P.Watching(table=t), warning("commit"))
+    assert not spectator.hurry and spectator.log[-1].kind == "info"
+
+
 def test_someone_elses_row_choice_is_shown_but_not_ours_to_answer() -> None:
     m = seated_game()
     play_turn(m, [(1, 2), (0, 14), (2, 44), (3, 61)])

@@ -315,6 +315,26 @@ def test_the_screen_shows_rows_bullheads_seats_and_the_clock() -> None:
     ui_test(script, clock=clock)
 
 
+def test_a_deadline_warning_turns_the_clock_hot_and_is_logged() -> None:
+    clock = Clock()
+
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        clock.now += 20
+        assert render.prompt_line(h.c, clock.now)[0] == ("class:clock", " ⏱ 0:10 ")
+        # a server warning 10 s before (warn_before = 10): hot before the last 5 s
+        await h.feed(P.DeadlineWarning(kind="commit", round=1, turn=1, pick=0, deadline=1e9,
+                                       remaining=10.0))
+        assert render.prompt_line(h.c, clock.now)[0] == ("class:clock.hot", " ⏱ 0:10 ")
+        log = render.log_lines(h.c)
+        assert log[-1] == ("class:log.warn", " 10 seconds left to play a card — the autopilot "
+                           "plays one for you after that.")
+        await h.keys("\r")  # Enter commits the card under the cursor
+        await h.feed(P.CommitAccepted(round=1, turn=1, card=HAND[0]))
+        assert render.prompt_line(h.c, clock.now)[0][0] == "class:clock"
+    ui_test(script, clock=clock)
+
+
 def test_waiting_for_someone_else_is_shown() -> None:
     async def script(h: Harness) -> None:
         await start_game(h)

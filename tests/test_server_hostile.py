@@ -49,7 +49,7 @@ class Background:
         """Finished, with nobody warned or refused: nothing disturbed it."""
         assert self.done.is_set() and len(self.results) == 2
         for client in self.clients:
-            assert not client.of_type("error") and not client.of_type("chat_message")
+            assert not client.of_type("error") and not client.of_type("deadline_warning")
             assert len(client.of_type("round_scored")) == 2
 
 

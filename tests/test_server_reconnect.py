@@ -59,7 +59,7 @@ async def test_reconnect_mid_turn_over_tcp(autojump_clock):
         # and she plays on: the game finishes normally
         (result,) = (await play_all([Player(ann2), Player(bob, seed=1)]))[:1]
         assert len(result.totals) == 2
-        assert not bob.of_type("chat_message")  # nobody was warned: nobody ran late
+        assert not bob.of_type("deadline_warning")  # nobody was warned: nobody ran late
         nursery.cancel_scope.cancel()
 
 

@@ -42,8 +42,9 @@ async def test_turn_deadline_the_fallback_strategy_commits_after_a_warning(autoj
         start = arrival(bob, turn)
         await ann.expect("turn_started")
         await ann.send(P.Commit(round=1, turn=1, card=deal.hands[0][0]))
-        warning = await bob.expect("chat_message")  # Bob says nothing: he is warned ...
-        assert warning.seat is None and "5 s left to commit" in warning.text
+        warning = await bob.expect("deadline_warning")  # Bob says nothing: he is warned ...
+        assert (warning.kind, warning.round, warning.turn, warning.pick) == ("commit", 1, 1, 0)
+        assert warning.remaining == pytest.approx(5.0)  # warn_before
         assert arrival(bob, warning) - start == pytest.approx(25.0)
         mine = await bob.expect("commit_accepted")  # ... and the autopilot commits for him
         assert arrival(bob, mine) - start == pytest.approx(30.0)
@@ -54,7 +55,44 @@ async def test_turn_deadline_the_fallback_strategy_commits_after_a_warning(autoj
         game.deal(deal)
         game.apply(Commit(0, deal.hands[0][0]))
         assert mine.card == HeuristicStrategy().decide(game.view(1)).card
-        assert not [m for m in ann.log if m.TYPE == "chat_message"]  # Ann had decided
+        assert not ann.of_type("deadline_warning")  # Ann had decided
+        assert not ann.of_type("chat_message") and not bob.of_type("chat_message")
+        nursery.cancel_scope.cancel()
+
+
+async def test_bot_clients_are_warned_too_and_spectators_never(autojump_clock):
+    async with trio.open_nursery() as nursery:
+        server = await serve_memory(nursery, make_config())
+        ann = await ScriptClient.memory(server, nursery, "Ann")
+        robo = await ScriptClient.memory(server, nursery, "Robo", "bot")
+        table_id = await seat_players(ann, [robo], P.TableOptions(seats=3, step_delay=0),
+                                      bots=1)
+        sam = await ScriptClient.memory(server, nursery, "Sam", "spectator")
+        await sam.request(P.Watch(table_id=table_id))
+        await ann.send(P.Start())
+        turn = await robo.expect("turn_started")
+        start = arrival(robo, turn)
+        await sam.expect("turn_started")
+        for client in (ann, robo):  # neither decides: both are warned, 5 s before
+            warning = await client.expect("deadline_warning")
+            assert (warning.kind, warning.round, warning.turn) == ("commit", 1, 1)
+            assert arrival(client, warning) - start == pytest.approx(25.0)
+        await sam.expect("revealed")
+        assert not sam.of_type("deadline_warning")
+        assert len(ann.of_type("deadline_warning")) == len(robo.of_type("deadline_warning")) == 1
+        nursery.cancel_scope.cancel()
+
+
+async def test_no_warning_when_the_time_given_is_not_longer_than_warn_before(autojump_clock):
+    options = P.TableOptions(seats=2, step_delay=0, turn_time=5.0)
+    async with trio.open_nursery() as nursery:
+        _, ann, bob, _ = await two_players(nursery, options)
+        await ann.send(P.Start())
+        turn = await bob.expect("turn_started")
+        assert turn.remaining == pytest.approx(5.0)
+        await bob.expect("revealed")  # the autopilot played for both of them at 5 s
+        await ann.expect("revealed")
+        assert not ann.of_type("deadline_warning") and not bob.of_type("deadline_warning")
         nursery.cancel_scope.cancel()
 
 
@@ -70,8 +108,9 @@ async def test_row_choice_deadline_takes_the_cheapest_row(autojump_clock):
         request = await ann.expect("row_choice_request")
         asked = arrival(ann, request)
         assert request.remaining == pytest.approx(20.0) and request.rows == (0, 1, 2, 3)
-        warning = await ann.expect("chat_message")
-        assert "to choose the row" in warning.text
+        warning = await ann.expect("deadline_warning")
+        assert (warning.kind, warning.round, warning.turn, warning.pick) == ("row", 1, 1, 0)
+        assert warning.remaining == pytest.approx(5.0)
         assert arrival(ann, warning) - asked == pytest.approx(15.0)
         taken = await bob.expect("row_taken")
         # rows 11 | 12 | 13 | 14: 11 has 5 bullheads, the others 1: the lowest of those
@@ -98,6 +137,9 @@ async def test_tie_choice_deadline_takes_the_first_place(autojump_clock):
         assert [(p.row, p.end) for p in request.places] == [(0, "right"), (1, "left")]
         needed = await bob.expect("tie_choice_needed")
         assert needed.seat == 0 and needed.card == 25
+        warning = await ann.expect("deadline_warning")
+        assert (warning.kind, warning.round, warning.turn, warning.pick) == ("tie", 1, 1, 0)
+        assert arrival(ann, warning) - asked == pytest.approx(15.0)
         placed = await bob.expect("placed")
         assert (placed.seat, placed.card, placed.row, placed.end) == (0, 25, 0, "right")
         assert arrival(bob, placed) - asked == pytest.approx(20.0)
@@ -112,8 +154,10 @@ async def test_draft_pick_deadline_picks_for_the_player(autojump_clock):
         request = await ann.expect("draft_pick_request")
         assert request.pick == 1 and request.pool == tuple(range(1, 25))
         asked = arrival(ann, request)
-        warning = await ann.expect("chat_message")
-        assert "to pick a card" in warning.text
+        warning = await ann.expect("deadline_warning")
+        assert (warning.kind, warning.round, warning.turn, warning.pick) == ("draft", 1, 0, 1)
+        assert warning.remaining == pytest.approx(5.0)
+        assert arrival(ann, warning) - asked == pytest.approx(10.0)  # draft_time 15 s
         picked = await bob.expect("draft_picked")
         assert picked.seat == 0 and picked.card in request.pool
         assert arrival(bob, picked) - asked == pytest.approx(15.0)

@@ -35,11 +35,12 @@ def card_chip(card: int, extra: str = "") -> tuple[str, str]:
     return (style, f"{card:>3}{SUPERSCRIPT.get(bh, str(bh))}")
 
 
-def clock_text(seconds: float | None) -> tuple[str, str]:
+def clock_text(seconds: float | None, hot: bool = False) -> tuple[str, str]:
+    """The countdown; ``hot`` (the server's deadline warning came) or 5 s left: in red."""
     if seconds is None:
         return ("", "")
     s = int(seconds + 0.999)
-    style = "class:clock.hot" if seconds <= 5 else "class:clock"
+    style = "class:clock.hot" if hot or seconds <= 5 else "class:clock"
     return (style, f" ⏱ {s // 60}:{s % 60:02d} ")
 
 
@@ -202,7 +203,7 @@ def players_panel(c: Controller) -> Frags:
 def prompt_line(c: Controller, now: float) -> Frags:
     """The decision bar: what you must do now, or whom the table waits for, and the clock."""
     m = c.model
-    clock = clock_text(m.seconds_left(now))
+    clock = clock_text(m.seconds_left(now), hot=m.hurry)
     d = m.decision
     if d is not None:
         if d.kind == COMMIT and d.committed is None:

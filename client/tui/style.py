@@ -61,6 +61,7 @@ STYLE = Style.from_dict({
     "log.error": "#ff5f5f",
     "log.info": "#9e9e9e",
     "log.link": "#d787d7",
+    "log.warn": "#ffd700 bold",
     # lobby and form
     "lobby.selected": "reverse",
     "lobby.waiting": "#5fd75f",
