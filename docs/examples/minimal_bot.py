@@ -12,9 +12,7 @@ import msgpack
 
 
 def bullheads(card):
-    if card == 55:
-        return 7
-    return 5 if card % 11 == 0 else 3 if card % 10 == 0 else 2 if card % 5 == 0 else 1
+    return 7 if card == 55 else 5 if card % 11 == 0 else 3 if card % 10 == 0 else 2 if card % 5 == 0 else 1
 
 
 def send(sock, **msg):
@@ -22,23 +20,15 @@ def send(sock, **msg):
     sock.sendall(struct.pack(">I", len(body)) + body)
 
 
-def recv_exact(sock, n):
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("the server closed the connection")
-        data += chunk
-    return data
-
-
 def play(sock, join=None, bots=3, name="minibot"):
     """Play one game on a connected socket; return the game_over (or goodbye) message."""
     send(sock, type="hello", protocol=1, name=name, kind="bot")
-    seat, hand, rows = None, [], [[], [], [], []]
+    stream, seat, hand, rows = sock.makefile("rb"), None, [], [[], [], [], []]
     while True:
-        (length,) = struct.unpack(">I", recv_exact(sock, 4))
-        m = msgpack.unpackb(recv_exact(sock, length))
+        header = stream.read(4)
+        if len(header) < 4:
+            raise ConnectionError("the server closed the connection")
+        m = msgpack.unpackb(stream.read(struct.unpack(">I", header)[0]))
         t = m["type"]
         if t == "welcome" and join:
             send(sock, type="join", table_id=join)
