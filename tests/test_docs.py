@@ -34,3 +34,20 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "python -m pytest" in readme and "python -m pytest" in ci
     assert "pip install -e '.[test]'" in readme and "pip install --quiet -e '.[test]'" in ci
+
+
+def test_every_package_folder_is_installed() -> None:
+    # A subpackage missing from pyproject's list works in an editable install and
+    # breaks `pip install .`: every folder with an __init__.py must be listed.
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    setup = project["tool"]["setuptools"]
+    listed = set(setup["packages"])
+    folders = {folder: name for name, folder in setup["package-dir"].items()}
+    found = set()
+    for folder, name in folders.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((name, *parts)))
+    assert found == listed
