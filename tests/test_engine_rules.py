@@ -55,47 +55,12 @@ from nimmt.engine import (
     row_bullheads,
 )
 
+from engine_helpers import assert_refused, play_turn, snapshot
+
 R, L = End.RIGHT, End.LEFT
 
 
 # ----------------------------------------------------------------- helpers
-
-
-def snapshot(game: Game):
-    """Everything anybody can observe of a game."""
-    n = game.options.players
-    return (
-        tuple(game.view(s) for s in range(n)),
-        game.view(None),
-        game.pending,
-        game.phase,
-        tuple(game.history),
-        tuple(tuple(game.legal_decisions(s)) for s in range(n)),
-        tuple(game.autopilot(s) for s in range(n)),
-        game.rows,
-        game.totals,
-        game.round,
-        game.turn,
-        game.result,
-        game.is_over,
-    )
-
-
-def assert_refused(game: Game, decision, error: type[Exception]) -> None:
-    """``decision`` raises exactly ``error`` (narrowly) and changes nothing."""
-    before = snapshot(game)
-    with pytest.raises(error) as info:
-        game.apply(decision)
-    if issubclass(error, NimmtError):
-        assert type(info.value) is error, f"{decision!r} raised {type(info.value).__name__}"
-    assert snapshot(game) == before
-
-
-def play_turn(game: Game, cards: dict[int, int]) -> list:
-    events: list = []
-    for seat, card in cards.items():
-        events.extend(game.apply(Commit(seat, card)))
-    return events
 
 
 def simple_policy(game: Game) -> list:

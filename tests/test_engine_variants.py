@@ -28,7 +28,6 @@ from nimmt.engine import (
     InvalidPosition,
     IllegalPlace,
     InvalidDeal,
-    NimmtError,
     NotYourDecision,
     Options,
     Phase,
@@ -45,39 +44,9 @@ from nimmt.engine import (
     places_for,
 )
 
+from engine_helpers import assert_refused, play_turn, snapshot
+
 R, L = End.RIGHT, End.LEFT
-
-
-def snapshot(game: Game):
-    n = game.options.players
-    return (
-        tuple(game.view(s) for s in range(n)),
-        game.view(None),
-        game.pending,
-        game.phase,
-        tuple(game.history),
-        tuple(tuple(game.legal_decisions(s)) for s in range(n)),
-        game.rows,
-        game.totals,
-        game.round,
-        game.turn,
-        game.result,
-    )
-
-
-def assert_refused(game: Game, decision, error: type[NimmtError]) -> None:
-    before = snapshot(game)
-    with pytest.raises(error) as info:
-        game.apply(decision)
-    assert type(info.value) is error
-    assert snapshot(game) == before
-
-
-def play_turn(game: Game, cards: dict[int, int]) -> list:
-    events: list = []
-    for seat, card in cards.items():
-        events.extend(game.apply(Commit(seat, card)))
-    return events
 
 
 def pro(players: int = 2, **kw) -> Options:
