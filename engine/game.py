@@ -242,7 +242,12 @@ class Game:
     # ----------------------------------------------------------------- chance
 
     def deal(self, deal: Deal | None = None) -> list[Event]:
-        """Resolve the pending chance step with ``deal``, or with the game's rng."""
+        """Resolve the pending chance step with ``deal``, or with the game's rng.
+
+        Raises ``WrongPhase`` when nothing is to be dealt, or when no ``deal`` is
+        given to a game without a random source; ``InvalidDeal`` for a deal that
+        is impossible with the deck in use. Either way the game is unchanged.
+        """
         if self._phase is not Phase.DEAL:
             raise WrongPhase(f"nothing to deal: the game is in phase {self._phase.value!r}")
         if deal is None:
