@@ -1,11 +1,12 @@
 """nimmt.bots: strategies that decide from a player's view, and the network runner.
 
+This package's top level imports the engine only, so that the server can seat
+built-in bots without loading the client. The network bot lives in submodules:
 ``nimmt.bots.runner`` (the ``nimmt-bot`` command) plays a strategy on a server;
-``SeatTracker`` turns what a seat receives into the ``View`` strategies take.
+``nimmt.bots.tracker.SeatTracker`` turns what a seat receives into a ``View``.
 """
 
 from .strategies import STRATEGIES, HeuristicStrategy, RandomStrategy, Strategy, make_strategy
-from .tracker import SeatTracker, options_from_wire
 
 __all__ = [
     "Strategy",
@@ -13,6 +14,4 @@ __all__ = [
     "HeuristicStrategy",
     "STRATEGIES",
     "make_strategy",
-    "SeatTracker",
-    "options_from_wire",
 ]

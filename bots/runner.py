@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from nimmt import protocol as wire
 from nimmt.client.link import LinkRestored
-from nimmt.client.net import DEFAULT_PORT, ClientConnection, ClientError, connect
+from nimmt.client.net import DEFAULT_PORT, ClientConnection, ClientError, connect, parse_address
 
 from .strategies import STRATEGIES, Strategy, make_strategy
 from .tracker import SeatTracker
@@ -131,13 +131,6 @@ async def play_bot(
     return result
 
 
-def _address(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit():
-        return text, DEFAULT_PORT
-    return host or "localhost", int(port)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nimmt-bot", description="Play a built-in strategy on a nimmt server.")
     parser.add_argument("address", nargs="?", default="localhost",
@@ -157,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None, help="seed of a random strategy")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    host, port = _address(args.address)
+    host, port = parse_address(args.address)
     create = None
     if args.create:
         create = wire.TableOptions(seats=args.seats, rounds=args.rounds, step_delay=args.step_delay,

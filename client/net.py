@@ -64,6 +64,7 @@ __all__ = [
     "ClientConnection",
     "connect",
     "format_address",
+    "parse_address",
 ]
 
 log = logging.getLogger("nimmt.client")
@@ -117,6 +118,32 @@ class SendFailed(ClientError):
 def format_address(host: str, port: int) -> str:
     """``host:port``, with brackets around an IPv6 address."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT``, ``:PORT``, ``[IPv6]:PORT`` → (host, port)."""
+    text = text.strip()
+    host, port = text, DEFAULT_PORT
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0:
+            raise ValueError(f"missing ']' in {text!r}")
+        host, rest = text[1:end], text[end + 1:]
+        if rest:
+            if not rest.startswith(":"):
+                raise ValueError(f"cannot read {text!r}: expected [ADDRESS]:PORT")
+            port = _port(rest[1:])
+    elif text.count(":") == 1:
+        host, p = text.split(":")
+        port = _port(p)
+    host = host or "localhost"
+    return host, port
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ValueError(f"{text!r} is not a port number (1-65535)")
+    return int(text)
 
 
 def _connect_error(host: str, port: int, exc: BaseException) -> ConnectFailed:
