@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .errors import InvalidDeal
+from .options import ROWS
+
 __all__ = [
     "End",
     "Place",
@@ -93,8 +96,25 @@ class Deal:
     """What chance decides at the start of a round.
 
     ``hands``: one tuple of cards per seat (None in a Draft round, where hands
-    are picked); ``rows``: the 4 cards that start the rows, in row order.
+    are picked); ``rows``: the 4 cards that start the rows, in row order. Any
+    iterables are copied once into tuples, so an iterator is read only here:
+
+    >>> Deal(rows=iter([5, 6, 7, 8]), hands=[range(10, 20), range(20, 30)]).rows
+    (5, 6, 7, 8)
     """
 
     rows: tuple[int, ...]
     hands: tuple[tuple[int, ...], ...] | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            rows = tuple(self.rows)
+        except TypeError:
+            raise InvalidDeal(f"rows must be the {ROWS} cards that start the rows, not {self.rows!r}") from None
+        object.__setattr__(self, "rows", rows)
+        if self.hands is not None:
+            try:
+                hands = tuple(tuple(hand) for hand in self.hands)
+            except TypeError:
+                raise InvalidDeal(f"hands must be one list of cards per seat, not {self.hands!r}") from None
+            object.__setattr__(self, "hands", hands)

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .cards import BULLHEADS
 from .errors import InvalidPosition
 from .options import HAND_SIZE, ROW_LIMIT, ROWS, Options
 
-__all__ = ["Position"]
+__all__ = ["Position", "most_bullheads_in_a_round"]
 
 
 def _ints(values: Sequence[int] | None) -> tuple[int, ...] | None:
@@ -30,6 +31,13 @@ class Position:
 
     ``turn`` None means ``11 - hand size``; ``totals`` (before this round) and
     ``penalties`` (taken this round so far) default to zeros.
+
+    ``check`` refuses what no game can reach: besides malformed rows and hands,
+    totals above 0 in round 1, a total that had already reached the point limit
+    (the game would have ended after the round before: "66 or more"), more
+    bullheads in the totals than the rounds before could hand out, rows holding
+    more cards than have been played, and more bullheads taken this round than
+    the cards gone from play carry.
     """
 
     rows: tuple[tuple[int, ...], ...]
@@ -104,3 +112,55 @@ class Position:
                 continue
             if len(values) != n or any(type(v) is not int or v < 0 for v in values):
                 raise InvalidPosition(f"{name} needs one whole number of bullheads (0 or more) per seat ({n})")
+        self._check_scores(options, set(seen))
+
+    def _check_scores(self, options: Options, in_position: set[int]) -> None:
+        totals = self.totals or ()
+        if self.round == 1 and any(totals):
+            raise InvalidPosition(
+                f"totals {list(totals)} in round 1: totals count earlier rounds, so they are 0 in round 1 "
+                "(give round 2 or later, or put this round's bullheads in penalties)"
+            )
+        limit = options.point_limit
+        if limit is not None and totals and max(totals) >= limit:
+            raise InvalidPosition(
+                f"a total of {max(totals)} had reached the point limit ({limit}), so the game ended "
+                f"after round {self.round - 1}: totals at the start of a round are below the limit"
+            )
+        per_round = most_bullheads_in_a_round(options)
+        if sum(totals) > per_round * (self.round - 1):
+            raise InvalidPosition(
+                f"totals {list(totals)} add up to {sum(totals)} bullheads, but {self.round - 1} round(s) "
+                f"hand out at most {per_round * (self.round - 1)} ({per_round} a round)"
+            )
+        played = ROWS + options.players * (self.first_turn - 1)
+        on_rows = sum(len(row) for row in self.rows)
+        if on_rows > played:
+            raise InvalidPosition(
+                f"the rows hold {on_rows} cards, but at the start of turn {self.first_turn} only "
+                f"{played} have been dealt to rows or played (4 + {options.players} a turn)"
+            )
+        taken = played - on_rows
+        gone = sorted((BULLHEADS[c] for c in options.deck if c not in in_position), reverse=True)
+        most = sum(gone[:taken])
+        penalties = self.penalties or ()
+        if sum(penalties) > most:
+            raise InvalidPosition(
+                f"penalties {list(penalties)} add up to {sum(penalties)} bullheads, but the {taken} "
+                f"card(s) taken so far this round carry at most {most}"
+            )
+
+
+def most_bullheads_in_a_round(options: Options) -> int:
+    """The most bullheads one round can hand out under ``options``.
+
+    Of the ``10 * players + 4`` cards in play, at least one per row stays on the
+    table, so at most the ``10 * players`` heaviest cards of the deck are taken.
+
+    >>> most_bullheads_in_a_round(Options(players=10))  # all 104 cards carry 171
+    167
+    >>> most_bullheads_in_a_round(Options(players=2))
+    79
+    """
+    heaviest = sorted((BULLHEADS[c] for c in options.deck), reverse=True)
+    return sum(heaviest[: options.players * HAND_SIZE])

@@ -505,8 +505,10 @@ def test_invalid_positions(rows, hands):
 # ----------------------------------------------------------------- end of the game
 
 
-def limit_game(total0: int, options: Options, round: int = 1) -> Game:
-    """Seat 0's 17 takes 12 13 14 15 16 (6 bullheads) at the round's last turn."""
+def limit_game(total0: int, options: Options, round: int = 2) -> Game:
+    """Seat 0's 17 takes 12 13 14 15 16 (6 bullheads) at the round's last turn.
+
+    Totals count earlier rounds, so such a position starts in round 2 or later."""
     return Game.from_position(
         options,
         rows=[[12, 13, 14, 15, 16], [50], [60], [70]],
@@ -520,7 +522,7 @@ def test_exactly_66_ends_the_game():
     game = limit_game(60, Options(players=2))
     events = play_turn(game, {0: 17, 1: 80})
     result = GameResult((66, 3), (2, 1), (1,))
-    assert events[-2:] == [RoundScored(1, (6, 0), (66, 3)), GameOver(result)]
+    assert events[-2:] == [RoundScored(2, (6, 0), (66, 3)), GameOver(result)]
     assert game.is_over and game.result == result and game.view(None).result == result
 
 
@@ -533,9 +535,9 @@ def test_more_than_66_ends_the_game():
 def test_65_does_not_end_the_game():
     game = limit_game(59, Options(players=2))
     events = play_turn(game, {0: 17, 1: 80})
-    assert events[-2:] == [RoundScored(1, (6, 0), (65, 3)), RoundStarted(2)]
+    assert events[-2:] == [RoundScored(2, (6, 0), (65, 3)), RoundStarted(3)]
     assert not game.is_over and game.result is None
-    assert game.pending == AwaitingDeal(2, rows_only=False)
+    assert game.pending == AwaitingDeal(3, rows_only=False)
 
 
 def test_other_point_limit():
@@ -548,10 +550,10 @@ def test_other_point_limit():
 
 
 def test_fixed_number_of_rounds_ignores_points():
-    game = limit_game(0, Options(players=2, point_limit=None, rounds=2), round=1)
+    game = limit_game(0, Options(players=2, point_limit=None, rounds=3), round=2)
     play_turn(game, {0: 17, 1: 80})
-    assert not game.is_over and game.round == 2
-    game = limit_game(500, Options(players=2, point_limit=None, rounds=2), round=1)
+    assert not game.is_over and game.round == 3
+    game = limit_game(500, Options(players=2, point_limit=None, rounds=10), round=9)
     play_turn(game, {0: 17, 1: 80})
     assert not game.is_over  # 506 bullheads, but no point limit
     game = limit_game(0, Options(players=2, point_limit=None, rounds=2), round=2)
@@ -561,9 +563,9 @@ def test_fixed_number_of_rounds_ignores_points():
 
 def test_both_end_rules_first_reached_ends():
     both = Options(players=2, point_limit=66, rounds=3)
-    game = limit_game(60, both, round=1)  # the point limit comes first
+    game = limit_game(60, both, round=2)  # the point limit comes first
     play_turn(game, {0: 17, 1: 80})
-    assert game.is_over and game.round == 1
+    assert game.is_over and game.round == 2
     game = limit_game(0, both, round=3)  # the rounds come first
     play_turn(game, {0: 17, 1: 80})
     assert game.is_over and game.totals == (6, 3)
@@ -609,10 +611,11 @@ def test_seeded_game_to_66_ends_after_the_round_reaching_it():
 def test_equal_totals_share_a_place(totals, places, winners):
     n = len(totals)
     game = Game.from_position(
-        Options(players=n, rounds=1),
+        Options(players=n, rounds=2),
         rows=[[10], [20], [30], [40]],
         hands=[[41 + s] for s in range(n)],
         totals=totals,
+        round=2,
     )
     events = play_turn(game, {s: 41 + s for s in range(n)})
     assert events[-1] == GameOver(GameResult(totals, places, winners))

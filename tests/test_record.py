@@ -217,14 +217,14 @@ def test_a_hand_made_game_needs_its_start() -> None:
 
 
 def test_record_from_a_hand_made_game_takes_its_start_from_the_game() -> None:
-    options = Options(players=3, rounds=2)
+    options = Options(players=3, rounds=3)
     rows, hands = [[12], [37], [43], [58]], [[14, 26, 3], [15, 30, 68], [44, 21, 9]]
-    game = Game.from_position(options, rows, hands, totals=[4, 0, 7], rng=random.Random(3))
+    game = Game.from_position(options, rows, hands, totals=[4, 0, 7], round=2, rng=random.Random(3))
     play(game, random.Random(3), 10**6)
-    assert game.is_over and game.round == 2
+    assert game.is_over and game.round == 3
     record = record_from_game(game, seats=["Ann", "Bob", "Cid"])
     assert record.start == Start(
-        rows=((12,), (37,), (43,), (58,)), hands=tuple(map(tuple, hands)), totals=(4, 0, 7)
+        rows=((12,), (37,), (43,), (58,)), hands=tuple(map(tuple, hands)), totals=(4, 0, 7), round=2
     )
     assert record.start.position == game.start
     again = Record.from_json(record.to_json())
