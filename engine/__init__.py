@@ -57,7 +57,7 @@ from .pending import (
     Pending,
     Phase,
 )
-from .record import (
+from .records import (
     Choice,
     InvalidRecord,
     Record,
@@ -73,6 +73,7 @@ from .record import (
     TurnRecord,
     record_from_bytes,
     record_from_game,
+    record_from_json,
     replay,
 )
 from .position import Position
@@ -96,5 +97,5 @@ __all__ = [
     "Position",
     "Record", "RoundRecord", "TurnRecord", "RowChoice", "TieChoice", "Choice", "RecordStart",
     "ResultClaim", "RecordError", "InvalidRecord", "RecordContradiction", "record_from_game",
-    "record_from_bytes", "replay", "Replay", "Step",
+    "record_from_bytes", "record_from_json", "replay", "Replay", "Step",
 ]

@@ -12,7 +12,11 @@ import nimmt.engine
 PACKAGES = [nimmt.engine, nimmt.bots]
 MODULES = sorted(
     {pkg.__name__ for pkg in PACKAGES}
-    | {f"{pkg.__name__}.{info.name}" for pkg in PACKAGES for info in pkgutil.iter_modules(pkg.__path__)}
+    | {
+        info.name
+        for pkg in PACKAGES
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg.__name__}.")
+    }
 )
 
 

@@ -26,7 +26,7 @@ from nimmt.engine import (
     Place,
     SeatCommitted,
 )
-from nimmt.engine.record import (
+from nimmt.engine.records import (
     InvalidRecord,
     Record,
     RecordContradiction,
@@ -36,6 +36,7 @@ from nimmt.engine.record import (
     Start,
     TieChoice,
     record_from_bytes,
+    record_from_json,
     record_from_game,
     replay,
 )
@@ -49,7 +50,7 @@ def worked() -> dict[str, Any]:
 
 
 def load(data: dict[str, Any]) -> Record:
-    return Record.from_json(json.dumps(data))
+    return record_from_json(json.dumps(data))
 
 
 def run(data: dict[str, Any]):
@@ -87,7 +88,7 @@ def without_commit_order(events: list[Event]) -> list[Event]:
 
 
 def replayed(record: Record) -> tuple[Game, list[Event]]:
-    run = replay(Record.from_json(record.to_json())).run()
+    run = replay(record_from_json(record.to_json())).run()
     assert run.game is not None
     return run.game, [e for step in run.steps for e in step.events]
 
@@ -134,7 +135,7 @@ def test_a_seeded_game_replays_identically_from_its_record(
     events = play(game, random.Random(seed), 10**6 if stop is None else stop)
     record = record_from_game(game, seats=[f"P{s}" for s in range(options.players)])
     text = record.to_json()
-    assert Record.from_json(text) == record
+    assert record_from_json(text) == record
     again, replay_events = replayed(record)
     assert without_commit_order(replay_events) == without_commit_order(events)
     assert_same_state(again, game)
@@ -179,7 +180,7 @@ def test_a_game_from_a_hand_made_position_replays_from_its_record(
 
 def test_the_worked_example_replays_and_round_trips() -> None:
     record = load(worked())
-    assert Record.from_json(record.to_json()) == record
+    assert record_from_json(record.to_json()) == record
     result = replay(record).run()
     assert result.stopped is None
     assert result.game.result.totals == (1, 6, 0, 0)
@@ -227,7 +228,7 @@ def test_record_from_a_hand_made_game_takes_its_start_from_the_game() -> None:
         rows=((12,), (37,), (43,), (58,)), hands=tuple(map(tuple, hands)), totals=(4, 0, 7), round=2
     )
     assert record.start.position == game.start
-    again = Record.from_json(record.to_json())
+    again = record_from_json(record.to_json())
     assert again == record
     run = replay(again).run()
     assert run.stopped is None
@@ -516,7 +517,7 @@ def test_draft_picks_out_of_turn_or_not_in_the_pool() -> None:
 
 def invalid(text: str) -> InvalidRecord:
     with pytest.raises(InvalidRecord) as info:
-        Record.from_json(text)
+        record_from_json(text)
     return info.value
 
 

@@ -1,11 +1,7 @@
-"""``nimmt-replay FILE``: re-run a game record through the engine and show each step.
-
-Prints the game readably (or, with ``--json``, one JSON object per event and
-line); a record that contradicts the rules is rejected with an error naming
-the round, turn and seat. Exit status: 0 when the record replays (to its end or
-to where it stops), 1 when the record is invalid or contradicts the rules, 2 for
-a usage error or a file that cannot be read. Run as ``python -m nimmt.engine.replay``
-as well. The record format is described in docs/RECORD.md.
+"""Telling a replayed record: readable lines (``Narrator``, ``step_lines``) and
+JSON lines (``event_to_json``, ``position_set_json``, ``record_stopped_json``).
+Pure: the ``nimmt-replay`` command (``nimmt.server.replay_command``) does the
+reading and the printing. The JSON lines are documented in docs/RECORD.md.
 
 >>> narrator = Narrator(["Ann", "Bob"])
 >>> events = [RowsDealt((12, 37, 43, 58)), TurnStarted(1, 1), CardsRevealed(((1, 14), (0, 44))),
@@ -22,16 +18,12 @@ Turn 1: Ann 44, Bob 14
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
-import os
-import sys
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any, TextIO
+from typing import Any
 
-from .events import (
+from ..events import (
     CardPlaced,
     CardsRevealed,
     CommitAccepted,
@@ -50,15 +42,13 @@ from .events import (
     TieChoiceNeeded,
     TurnStarted,
 )
-from .moves import End, Place
-from .pending import AwaitingCommits, AwaitingDeal, AwaitingDraftPick, AwaitingRowChoice
-from .record import Record, RecordError, Start, record_from_bytes
-from .record_build import follow_rows
-from .record_replay import Replay, Step
+from ..moves import End, Place
+from ..pending import AwaitingCommits, AwaitingDeal, AwaitingDraftPick, AwaitingRowChoice
+from .format import Start
+from .replay import Replay, Step
+from .rows import follow_rows
 
-__all__ = ["main", "Narrator", "event_to_json", "step_lines"]
-
-PROG = "nimmt-replay"
+__all__ = ["Narrator", "step_lines", "event_to_json", "position_set_json", "record_stopped_json"]
 
 
 # ----------------------------------------------------------------- readable text
@@ -246,7 +236,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
     return out
 
 
-def _start_json(start: Start, turn: int | None) -> dict[str, Any]:
+def position_set_json(start: Start, turn: int | None) -> dict[str, Any]:
+    """The ``position_set`` JSON line for a record's hand-made start."""
     n = len(start.hands)
     return {
         "event": "position_set",
@@ -259,7 +250,8 @@ def _start_json(start: Start, turn: int | None) -> dict[str, Any]:
     }
 
 
-def _stop_json(run: Replay) -> dict[str, Any]:
+def record_stopped_json(run: Replay) -> dict[str, Any]:
+    """The ``record_stopped`` JSON line for a replay that stopped part-way."""
     game = run.game
     assert game is not None
     pending = game.pending
@@ -278,83 +270,3 @@ def _stop_json(run: Replay) -> dict[str, Any]:
             out["waiting"] = "tie_choice"
     out["seats"] = sorted(pending.seats) if pending is not None else []
     return out
-
-
-# ----------------------------------------------------------------- the command
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Re-run a 6 nimmt! game record (docs/RECORD.md) through the rules engine "
-        "and show each step. Exit status 1 if the record contradicts the rules.",
-    )
-    parser.add_argument("file", metavar="FILE", help="the record (JSON); - reads standard input")
-    parser.add_argument(
-        "--json", action="store_true", help="print the events as JSON lines instead of text"
-    )
-    return parser
-
-
-def _read(path: str) -> Record:
-    """The record in file ``path`` (``-``: standard input). ``OSError`` if unreadable."""
-    if path == "-":
-        return record_from_bytes(sys.stdin.buffer.read())
-    with open(path, "rb") as f:
-        return record_from_bytes(f.read())
-
-
-def _emit(out: TextIO, line: str) -> None:
-    out.write(line + "\n")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``nimmt-replay``; return the exit status (0 ok, 1 bad record, 2 usage or unreadable)."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as e:  # argparse has printed the usage or the help
-        return e.code if isinstance(e.code, int) else 2
-    out, err = sys.stdout, sys.stderr
-    label = args.file if args.file != "-" else "<stdin>"
-    try:
-        record = _read(args.file)
-    except OSError as e:
-        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
-        return 2
-    except RecordError as e:
-        err.write(f"{PROG}: {label}: {e}\n")
-        return 1
-    names = [record.name(s) for s in range(record.options.players)]
-    narrator = Narrator(names)
-    run = Replay(record)
-    try:
-        try:
-            for step in run:
-                if args.json:
-                    if isinstance(step.action, Start):
-                        _emit(out, json.dumps(_start_json(step.action, step.turn)))
-                    for event in step.events:
-                        _emit(out, json.dumps(event_to_json(event)))
-                else:
-                    for line in step_lines(narrator, step):
-                        _emit(out, line)
-        except RecordError as e:
-            out.flush()
-            err.write(f"{PROG}: {label}: {e}\n")
-            return 1
-        if run.stopped is not None:
-            if args.json:
-                _emit(out, json.dumps(_stop_json(run)))
-            else:
-                stopped = run.stopped
-                _emit(out, stopped[0].upper() + stopped[1:] + ".")
-        out.flush()
-    except BrokenPipeError:  # e.g. piped into head: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # so that flushing stdout at exit does not fail
-        return 0
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,54 +1,41 @@
-"""The game record: a language-neutral JSON file of one game (the project's PGN).
+"""The record format: the dataclasses of a game record, its errors, and its
+JSON writing. This module imports no other module of ``nimmt.engine.records``;
+reading (``parse``), building (``build``), replaying (``replay``) and narrating
+(``narrate``) import it. ``docs/RECORD.md`` documents the format field by field.
 
-A record holds the options, the seats, each round's explicit deal (or draft
-picks), every final commit, every row and tie choice and, optionally, the
-outcome it claims (rows after a turn, a round's bullheads, the result). It may
-start from a hand-made position and may stop part-way. ``docs/RECORD.md``
-documents the format field by field.
-
-``replay(record)`` re-runs a record through the engine and checks it: a record
-that contradicts the rules raises ``RecordContradiction`` naming the round,
-turn and seat. Rows are numbered 0..3 in a record, as everywhere in the code.
-
-This module holds the record's dataclasses, its errors and its JSON writing;
-``record_parse`` reads and checks JSON, ``record_build`` makes a record from a
-played game and ``record_replay`` replays one. Their public names are importable
-from here too.
-
->>> from nimmt.engine.record import record_from_game, replay
->>> game = Game(Options(players=2, rounds=1), seed=5)
->>> while not game.is_over:
-...     seat = min(game.pending.seats)
-...     _ = game.apply(game.legal_decisions(seat)[0])
->>> record = record_from_game(game, seats=["Ann", "Bob"])
->>> text = record.to_json()
->>> Record.from_json(text) == record
-True
->>> replay(Record.from_json(text)).run().game.result == game.result
-True
+>>> from nimmt.engine import Options
+>>> record = Record(Options(players=2, rounds=1), seats=("Ann", "Bob"))
+>>> record.to_dict()["seats"], record.to_dict()["options"]["rounds"]
+(['Ann', 'Bob'], 1)
+>>> print(record.to_json(), end="")  # doctest: +ELLIPSIS
+{
+  "format": "nimmt-record",
+  "version": 1,
+  "options": {
+    "players": 2,
+...
+  "seats": ["Ann", "Bob"],
+  "rounds": []
+}
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .events import GameResult
-from .game import Game
-from .moves import End, Place
-from .options import Options
-from .pending import AwaitingCommits
-from .position import Position
-
-if TYPE_CHECKING:
-    from .record_build import follow_rows, record_from_game
-    from .record_replay import Replay, Step, describe_pending, replay
+from ..events import GameResult
+from ..game import Game
+from ..moves import End, Place
+from ..options import Options
+from ..pending import AwaitingCommits
+from ..position import Position
 
 __all__ = [
     "FORMAT",
     "VERSION",
+    "Rows",
     "RecordError",
     "InvalidRecord",
     "RecordContradiction",
@@ -60,38 +47,7 @@ __all__ = [
     "Start",
     "ResultClaim",
     "Record",
-    "record_from_bytes",
-    "record_from_game",
-    "Step",
-    "Replay",
-    "replay",
-    "describe_pending",
-    "follow_rows",
 ]
-
-# Names defined by the modules that build and replay records, which import this
-# one: importable from here, loaded when first asked for (PEP 562).
-_ELSEWHERE = {
-    "record_from_game": "record_build",
-    "follow_rows": "record_build",
-    "Step": "record_replay",
-    "Replay": "record_replay",
-    "replay": "record_replay",
-    "describe_pending": "record_replay",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _ELSEWHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __package__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_ELSEWHERE))
 
 FORMAT = "nimmt-record"
 VERSION = 1
@@ -324,36 +280,6 @@ class Record:
     def to_json(self) -> str:
         """The record as JSON text, indented for reading, short lists on one line."""
         return _pretty(self.to_dict(), 0) + "\n"
-
-    @classmethod
-    def from_dict(cls, data: Any) -> Record:
-        """Check and read a record from plain JSON values; ``InvalidRecord`` if it is not one."""
-        from .record_parse import parse_record
-
-        return parse_record(data)
-
-    @classmethod
-    def from_json(cls, text: str) -> Record:
-        """Read a record from JSON text.
-
-        >>> Record.from_json('{"format": "nimmt-record", "version": 1, "options": {"players": 11}, "rounds": []}')
-        Traceback (most recent call last):
-        ...
-        nimmt.engine.record.InvalidRecord: options: players must be 2 to 10, not 11
-        """
-        from .record_parse import load_json, parse_record
-
-        return parse_record(load_json(text))
-
-
-def record_from_bytes(data: bytes) -> Record:
-    """Read a record from the bytes of a file (UTF-8, a byte-order mark allowed);
-    ``InvalidRecord`` if they are not a record, including bytes that are not UTF-8."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise InvalidRecord(f"not UTF-8 text ({e.reason} at byte {e.start})") from None
-    return Record.from_json(text)
 
 
 # ----------------------------------------------------------------- writing JSON

@@ -1,27 +1,15 @@
-"""Building a game record from a played game (``record_from_game``), and following
-the rows through the engine's events (``follow_rows``), which replaying and the
-``nimmt-replay`` narration use too.
-"""
+"""Building a game record from a played game: ``record_from_game``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .errors import NimmtError
-from .events import (
-    CardPlaced,
-    Event,
-    GameOver,
-    GameResult,
-    RoundScored,
-    RowsDealt,
-    RowTaken,
-    TurnStarted,
-)
-from .game import Game
-from .moves import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
-from .record import (
+from ..errors import NimmtError
+from ..events import Event, GameOver, GameResult, RoundScored, TurnStarted
+from ..game import Game
+from ..moves import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
+from .format import (
     Choice,
     Record,
     ResultClaim,
@@ -32,28 +20,9 @@ from .record import (
     TieChoice,
     TurnRecord,
 )
+from .rows import follow_rows, freeze_rows
 
-__all__ = ["record_from_game", "follow_rows"]
-
-
-# ----------------------------------------------------------------- rows from events
-
-
-def follow_rows(rows: list[list[int]], event: Event) -> None:
-    """Update ``rows`` (a list of 4 lists) by one event, as the table would."""
-    if isinstance(event, RowsDealt):
-        rows[:] = [[c] for c in event.rows]
-    elif isinstance(event, RowTaken):
-        rows[event.row] = []
-    elif isinstance(event, CardPlaced):
-        if event.end is End.LEFT:
-            rows[event.row].insert(0, event.card)
-        else:
-            rows[event.row].append(event.card)
-
-
-def _freeze(rows: list[list[int]]) -> Rows:
-    return tuple(tuple(r) for r in rows)
+__all__ = ["record_from_game"]
 
 
 # ----------------------------------------------------------------- from a game
@@ -169,7 +138,7 @@ def record_from_game(
             events = _follow(shadow, item)
         for event in events:
             if isinstance(event, (TurnStarted, RoundScored)) and current is not None:
-                current.rows_after = _freeze(rows)
+                current.rows_after = freeze_rows(rows)
                 current = None
             if isinstance(event, RoundScored):
                 rounds[-1].penalties, rounds[-1].totals = event.penalties, event.totals

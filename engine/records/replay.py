@@ -8,19 +8,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import CardNotInHand, NimmtError
-from .events import Event, RoundScored, TurnStarted
-from .game import Game
-from .moves import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
-from .options import HAND_SIZE, ROWS
-from .pending import (
+from ..errors import CardNotInHand, NimmtError
+from ..events import Event, RoundScored, TurnStarted
+from ..game import Game
+from ..moves import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
+from ..options import HAND_SIZE, ROWS
+from ..pending import (
     AwaitingCommits,
     AwaitingDeal,
     AwaitingDraftPick,
     AwaitingRowChoice,
     AwaitingTieChoice,
 )
-from .record import (
+from .format import (
     Choice,
     Record,
     RecordContradiction,
@@ -31,7 +31,8 @@ from .record import (
     TieChoice,
     TurnRecord,
 )
-from .record_build import _freeze, follow_rows
+from .parse import record_from_dict
+from .rows import follow_rows, freeze_rows
 
 __all__ = ["Step", "Replay", "replay", "describe_pending"]
 
@@ -59,7 +60,7 @@ class Replay:
     a record that stops part-way stops (None when the game is over)."""
 
     def __init__(self, record: Record) -> None:
-        self.record = Record.from_dict(record.to_dict())  # the same checks as a file gets
+        self.record = record_from_dict(record.to_dict())  # the same checks as a file gets
         self.game: Game | None = None
         self.steps: list[Step] = []
         self._started = False
@@ -305,7 +306,7 @@ class Replay:
                 round=number,
                 turn=turn,
             )
-        actual = _freeze(self._rows)
+        actual = freeze_rows(self._rows)
         if claimed != actual:
             row = next(i for i in range(ROWS) if claimed[i] != actual[i])
             raise RecordContradiction(
@@ -379,18 +380,19 @@ class Replay:
 def replay(record: Record) -> Replay:
     """Re-run ``record`` through the engine: iterate the result for the ``Step``s.
 
-    >>> record = Record.from_json('''{"format": "nimmt-record", "version": 1,
+    >>> from nimmt.engine.records import record_from_json
+    >>> record = record_from_json('''{"format": "nimmt-record", "version": 1,
     ...   "options": {"players": 2, "rounds": 1},
     ...   "start": {"rows": [[10], [20], [30], [40]], "hands": [[5], [41]]},
     ...   "rounds": [{"turns": [{"commits": [5, 41], "choices": [{"seat": 0, "row": 2}]}]}]}''')
     >>> run = replay(record).run()
     >>> run.game.rows, run.game.totals
     (((10,), (20,), (5,), (40, 41)), (3, 0))
-    >>> bad = Record.from_json(record.to_json().replace('"seat": 0, "row"', '"seat": 1, "row"'))
+    >>> bad = record_from_json(record.to_json().replace('"seat": 0, "row"', '"seat": 1, "row"'))
     >>> replay(bad).run()
     Traceback (most recent call last):
     ...
-    nimmt.engine.record.RecordContradiction: round 1, turn 10, seat 1: the record has seat 1 make a row choice, but seat 0's 5 fits no row (it is lower than the last card of every row), so seat 0 chooses a row to take
+    nimmt.engine.records.format.RecordContradiction: round 1, turn 10, seat 1: the record has seat 1 make a row choice, but seat 0's 5 fits no row (it is lower than the last card of every row), so seat 0 chooses a row to take
     """
     return Replay(record)
 

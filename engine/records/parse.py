@@ -1,10 +1,14 @@
-"""Reading a game record: JSON text and plain JSON values checked and read into
-the dataclasses of ``nimmt.engine.record``. ``Record.from_json`` and
-``Record.from_dict`` call this module; an ill-formed record raises ``InvalidRecord``
-naming its JSON path (and round, turn and seat, when they apply).
+"""Reading a game record: JSON text, bytes or plain JSON values checked and read
+into the dataclasses of ``nimmt.engine.records.format``. An ill-formed record
+raises ``InvalidRecord`` naming its JSON path (and round, turn and seat, when
+they apply).
 
->>> parse_record(load_json('{"format": "nimmt-record", "version": 1, "options": {"players": 2}, "rounds": []}')).options.players
+>>> record_from_json('{"format": "nimmt-record", "version": 1, "options": {"players": 2}, "rounds": []}').options.players
 2
+>>> record_from_json('{"format": "nimmt-record", "version": 1, "options": {"players": 11}, "rounds": []}')
+Traceback (most recent call last):
+...
+nimmt.engine.records.format.InvalidRecord: options: players must be 2 to 10, not 11
 """
 
 from __future__ import annotations
@@ -13,10 +17,10 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any, NoReturn
 
-from .errors import InvalidOptions
-from .moves import End, Place
-from .options import ROWS, Options
-from .record import (
+from ..errors import InvalidOptions
+from ..moves import End, Place
+from ..options import ROWS, Options
+from .format import (
     FORMAT,
     VERSION,
     Choice,
@@ -31,7 +35,22 @@ from .record import (
     TurnRecord,
 )
 
-__all__ = ["load_json", "parse_record"]
+__all__ = ["load_json", "record_from_dict", "record_from_json", "record_from_bytes"]
+
+
+def record_from_json(text: str) -> Record:
+    """Read a record from JSON text; ``InvalidRecord`` if it is not one."""
+    return record_from_dict(load_json(text))
+
+
+def record_from_bytes(data: bytes) -> Record:
+    """Read a record from the bytes of a file (UTF-8, a byte-order mark allowed);
+    ``InvalidRecord`` if they are not a record, including bytes that are not UTF-8."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InvalidRecord(f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return record_from_json(text)
 
 
 def load_json(text: str) -> Any:
@@ -167,7 +186,7 @@ def _parse_options(value: Any, at: _At) -> Options:
         at.fail(str(e))
 
 
-def parse_record(data: Any) -> Record:
+def record_from_dict(data: Any) -> Record:
     """Check plain JSON values and read them as a record; ``InvalidRecord`` if they are not one."""
     top = _At("")
     obj = _object(
