@@ -488,6 +488,25 @@ def test_a_bad_deal_and_a_bad_start() -> None:
     assert e.round == 1 and e.detail.startswith("the deal:")
 
 
+@pytest.mark.parametrize(
+    "change, round, words",
+    [
+        ({"totals": [3, 0, 0, 0]}, 1, "in round 1"),
+        ({"round": 2, "totals": [66, 0, 0, 0]}, 2, "reached the point limit (66)"),
+        ({"round": 2, "totals": [65, 65, 65, 65]}, 2, "hand out at most"),
+        ({"penalties": [1, 0, 0, 0]}, 1, "carry at most 0"),  # turn 1: nothing taken yet
+    ],
+)
+def test_a_start_no_game_can_reach(change: dict[str, Any], round: int, words: str) -> None:
+    data = worked()
+    data["options"] = {"players": 4, "point_limit": 66, "rounds": 3}
+    data["start"].update(change)
+    data["rounds"][0].pop("totals", None)
+    data.pop("result", None)
+    e = contradiction(data)
+    assert e.round == round and e.detail.startswith("start: ") and words in e.detail
+
+
 def test_draft_picks_out_of_turn_or_not_in_the_pool() -> None:
     game = Game(Options(players=3, draft=True, rounds=1), seed=5)
     play(game, random.Random(5), 10**6)
