@@ -138,7 +138,8 @@ class Position:
         if on_rows > played:
             raise InvalidPosition(
                 f"the rows hold {on_rows} cards, but at the start of turn {self.first_turn} only "
-                f"{played} have been dealt to rows or played (4 + {options.players} a turn)"
+                f"{played} have reached the table (the {ROWS} that start the rows and "
+                f"{options.players} a turn before it)"
             )
         taken = played - on_rows
         gone = sorted((BULLHEADS[c] for c in options.deck if c not in in_position), reverse=True)
