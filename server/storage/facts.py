@@ -189,8 +189,8 @@ class GameRebuilder:
 
     A ``game_started`` fact begins a new ``Game`` (no random source: the facts
     hold every deal); deals and decisions are applied to it; ``left`` facts are
-    collected in ``left`` (seats the autopilot plays at once); seat facts and
-    ``game_over`` change no game. A fact the engine refuses raises ``FactError``.
+    collected in ``left`` (seats the autopilot plays at once); ``game_over`` sets
+    ``kept_as``; seat facts change nothing here. A fact the engine refuses raises ``FactError``.
     """
 
     def __init__(self) -> None:
@@ -198,6 +198,8 @@ class GameRebuilder:
         self.game_no: int | None = None
         self.left: set[int] = set()
         self.last_seq: int = 0
+        #: the finished game's id once the game's ``game_over`` fact is in (it is kept)
+        self.kept_as: int | None = None
 
     def feed(self, fact: Fact) -> list[Event]:
         """Apply one fact; return the engine events it caused (none for most kinds)."""
@@ -207,7 +209,11 @@ class GameRebuilder:
             self.game = Game(options_from(_get(fact.payload, "options")))
             self.game_no = _get(fact.payload, "game")
             self.left = set()
+            self.kept_as = None
             return list(self.game.opening_events)
+        if fact.kind == "game_over":
+            self.kept_as = _get(fact.payload, "game_id")
+            return []
         if fact.kind == "left":
             self.left.add(_get(fact.payload, "seat"))
             return []

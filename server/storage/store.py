@@ -343,6 +343,7 @@ class Store:
             raise DatabaseCorrupt(db, self._corrupt_message("; ".join(problems[:3])))
 
     def _corrupt_message(self, detail: str) -> str:
+        detail = " ".join(detail.replace("*", "").split())
         return (f"{self.path} is damaged or not a database ({detail}). The file was left as "
                 "it is: move it away to start a new one, or use another file with --db PATH.")
 
