@@ -74,8 +74,9 @@ def list_lines(games: Sequence[GameSummary]) -> list[str]:
     >>> from nimmt.server.storage import PlayerResult
     >>> game = GameSummary(3, "t2", "Friday", 1, 0.0, 60.0, 4, (
     ...     PlayerResult(0, "Ann", "human", 12, 1, True), PlayerResult(1, "Bob", "bot", 70, 2, False)))
-    >>> print(list_lines([game])[1][:5], list_lines([game])[1][24:])
-        3 Friday (t2)          4  *Ann 12, Bob 70
+    >>> line = list_lines([game])[1]  # line[6:22]: when it ended, in local time
+    >>> line[:5], line[24:]
+    ('    3', 'Friday (t2)               4  *Ann 12, Bob 70')
     """
     if not games:
         return ["No finished games yet."]

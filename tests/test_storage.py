@@ -194,3 +194,13 @@ def test_memory_store_keeps_nothing_on_disk(tmp_path: Path, monkeypatch: pytest.
         store.create_table(store.next_table_id(), "x", {}, {})
         assert len(store.open_tables()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", [
+    "nimmt.server.storage.facts", "nimmt.server.storage.store", "nimmt.server.history_command"])
+def test_doctests_of_the_storage_modules(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
