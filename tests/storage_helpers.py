@@ -7,18 +7,8 @@ import random
 from collections.abc import Callable
 
 from nimmt.bots import HeuristicStrategy, RandomStrategy
-from nimmt.engine import (
-    AwaitingCommits,
-    AwaitingDeal,
-    Deal,
-    Game,
-    Options,
-    record_from_game,
-)
-from nimmt.engine import HAND_SIZE, ROWS
+from nimmt.engine import HAND_SIZE, ROWS, AwaitingCommits, AwaitingDeal, Deal, Game, Options
 from nimmt.server.storage import Fact, deal_fact, decision_fact, game_started_fact
-
-from engine_helpers import snapshot
 
 
 def random_deal(game: Game, rng: random.Random) -> Deal:
@@ -67,10 +57,3 @@ def play_game(options: Options, seed: int, game_no: int = 1,
         game.apply(decision)
         happened(decision_fact(decision, by="bot" if seat % 2 else "autopilot"))
     return game, facts
-
-
-def finished_record(game: Game, names: list[str]):
-    return record_from_game(game, seats=names)
-
-
-__all__ = ["play_game", "random_deal", "finished_record", "snapshot"]

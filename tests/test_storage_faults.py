@@ -200,8 +200,9 @@ async def test_games_go_on_while_storage_fails_and_everything_is_saved_once_it_w
     path = tmp_path / "nimmt.db"
     _, facts = play_game(Options(players=4, rounds=3), seed=3)
     health: list[str | None] = []
-    astore = AsyncStore(Store.open(path),
-                        on_health=lambda e: health.append(None if e is None else e.reason))
+    astore = await AsyncStore.open(str(path),
+                                   on_health=lambda e: health.append(None if e is None else e.reason))
+    assert astore.failing is None and await astore.open_tables() == []
     table_id = astore.new_table_id()
     assert await astore.create_table(table_id, "Friday", {}, {}) is None
     assert await astore.append(table_id, *facts[:10]) is None
@@ -244,18 +245,16 @@ async def test_a_store_that_keeps_failing_gives_up_and_stays_in_memory(tmp_path:
 
 async def test_database_calls_run_off_the_event_loop(tmp_path: Path) -> None:
     astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
-    loop_thread = trio.lowlevel.current_trio_token()
-    seen = []
 
-    def which_thread() -> bool:
+    def in_trio_thread() -> bool:
         try:
             trio.lowlevel.current_trio_token()
         except RuntimeError:
-            return False  # not in the trio thread
+            return False
         return True
 
-    seen.append(await astore.read(which_thread))
-    assert seen == [False] and loop_thread is not None
+    assert in_trio_thread()
+    assert await astore.read(in_trio_thread) is False
     await astore.aclose()
 
 

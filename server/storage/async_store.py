@@ -29,7 +29,7 @@ from nimmt.engine import Record
 
 from .errors import StorageWriteError
 from .facts import Fact
-from .store import Store
+from .store import Store, StoredTable
 
 __all__ = ["AsyncStore", "MAX_BACKLOG"]
 
@@ -66,6 +66,13 @@ class AsyncStore:
         self._queue: deque[_Write] = deque()
         self._lock = trio.Lock()
         self._next_table = store.peek_next_table()
+
+    @classmethod
+    async def open(cls, path: str | None = None, **kwargs: Any) -> AsyncStore:
+        """``Store.open(path)`` in a worker thread, wrapped (``kwargs``: ``on_health``,
+        ``max_backlog``). Raises what ``Store.open`` raises: the server should refuse
+        to start. A store that opened read-only has ``failing`` set already."""
+        return await trio.to_thread.run_sync(lambda: cls(Store.open(path), **kwargs))
 
     @property
     def backlog(self) -> int:
@@ -138,6 +145,10 @@ class AsyncStore:
                 await trio.to_thread.run_sync(self._flush)
             await trio.to_thread.run_sync(self.store.close)
 
+    async def open_tables(self) -> list[StoredTable]:
+        """What a restarted server brings back (``Store.open_tables``)."""
+        return await self.read(self.store.open_tables)
+
     # ------------------------------------------------------------------ the writes
 
     def new_table_id(self) -> str:
@@ -145,7 +156,8 @@ class AsyncStore:
         saved in the background of the next write)."""
         number = self._next_table
         self._next_table += 1
-        self._queue.append(_Write("reserve_tables", (self._next_table,), {}))
+        if not self.given_up:
+            self._queue.append(_Write("reserve_tables", (self._next_table,), {}))
         return f"t{number}"
 
     async def append(self, table_id: str, *facts: Fact) -> StorageWriteError | None:
