@@ -204,3 +204,44 @@ def test_doctests_of_the_storage_modules(name: str) -> None:
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_an_older_database_is_migrated_keeping_its_data(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import nimmt.server.storage.store as store_module
+
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        store.create_table(store.next_table_id(), "Friday", {}, {})
+    version = SCHEMA_VERSION + 1
+    migrations = {**store_module.MIGRATIONS,
+                  version: ("ALTER TABLE tables ADD COLUMN colour TEXT NOT NULL DEFAULT 'green'",)}
+    monkeypatch.setattr(store_module, "MIGRATIONS", migrations)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", version)
+    with Store.open(path) as store:
+        assert store.open_tables()[0].name == "Friday" and store.next_table_id() == "t2"
+        assert store._db.execute("SELECT colour FROM tables").fetchone() == ("green",)
+    with sqlite3.connect(path) as plain:
+        assert plain.execute("PRAGMA user_version").fetchone()[0] == version
+    plain.close()
+
+
+def test_a_migration_that_fails_leaves_the_file_at_its_version(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import nimmt.server.storage.store as store_module
+    from nimmt.server.storage import DatabaseUnreadable
+
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        store.create_table(store.next_table_id(), "Friday", {}, {})
+    version = SCHEMA_VERSION + 1
+    migrations = {**store_module.MIGRATIONS, version: (
+        "ALTER TABLE tables ADD COLUMN colour TEXT", "INSERT INTO no_such_table VALUES (1)")}
+    monkeypatch.setattr(store_module, "MIGRATIONS", migrations)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", version)
+    with pytest.raises(DatabaseUnreadable, match=rf"cannot bring {path} up to database version {version}"):
+        Store.open(path)
+    monkeypatch.undo()
+    with Store.open(path) as store:  # still the old version, whole, and not locked
+        assert [t.name for t in store.open_tables()] == ["Friday"]
+        assert "colour" not in {row[1] for row in store._db.execute("PRAGMA table_info(tables)")}

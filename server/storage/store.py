@@ -354,20 +354,32 @@ class Store:
         version = self._version()
         if version < SCHEMA_VERSION:
             for number in range(version + 1, SCHEMA_VERSION + 1):
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    if number == 1:
-                        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                    for statement in MIGRATIONS[number]:
-                        db.execute(statement)
-                    db.execute(f"PRAGMA user_version = {number}")
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
+                self._migrate(number)
         if db.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
             db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
+
+    def _migrate(self, number: int) -> None:
+        """Bring the schema to version ``number``, all or nothing."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if number == 1:
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            for statement in MIGRATIONS[number]:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {number}")
+            db.execute("COMMIT")
+        except sqlite3.Error as e:
+            db.execute("ROLLBACK")
+            if _code(e) in (_READONLY, _CANTOPEN, _PERM):
+                raise  # Store.open: a read-only file
+            db.close()
+            raise DatabaseUnreadable(
+                self.path, f"cannot bring {self.path or MEMORY} up to database version {number} "
+                f"({e}); it was left at version {number - 1}. Free some disk space, or use "
+                "another file with --db PATH.",
+            ) from None
 
     def close(self) -> None:
         """Close the database and release the lock (a second call does nothing)."""
