@@ -6,6 +6,8 @@
   queued and retried while the file cannot be written. ``async_store.py``.
 - Facts: what happened at a table as JSON, and ``rebuild_game`` to get the
   engine ``Game`` back from them. ``facts.py``.
+- The values the store returns (``rows.py``); the default path, the lock file
+  and token hashing (``files.py``); the schema and its migrations (``schema.py``).
 - The errors, all ``StorageError``. ``errors.py``.
 """
 
@@ -36,20 +38,18 @@ from .facts import (
     rebuild_game,
     seat_fact,
 )
-from .schema import SCHEMA_VERSION
-from .store import (
-    MEMORY,
+from .files import default_path, hash_token
+from .rows import (
     GameSummary,
     NoSuchGame,
     PlayerResult,
     PlayerStats,
-    Store,
     StoredGame,
     StoredSeat,
     StoredTable,
-    default_path,
-    hash_token,
 )
+from .schema import SCHEMA_VERSION
+from .store import MEMORY, Store
 
 __all__ = [
     "Store", "AsyncStore", "MAX_BACKLOG", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",

@@ -29,7 +29,8 @@ from nimmt.engine import Record
 
 from .errors import StorageWriteError
 from .facts import Fact
-from .store import Store, StoredTable
+from .rows import StoredTable
+from .store import Store
 
 __all__ = ["AsyncStore", "MAX_BACKLOG"]
 

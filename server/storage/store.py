@@ -21,14 +21,11 @@ open the file read-only and need no lock.
 from __future__ import annotations
 
 import errno
-import fcntl
-import hashlib
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,28 +33,25 @@ from nimmt.engine import Record
 
 from .errors import (
     DatabaseCorrupt,
-    DatabaseLocked,
     DatabaseTooNew,
     DatabaseUnreadable,
     NotANimmtDatabase,
     StorageWriteError,
 )
 from .facts import Fact, game_over_fact
+from .files import LockFile, default_path, hash_token
+from .rows import (
+    GameSummary,
+    NoSuchGame,
+    PlayerResult,
+    PlayerStats,
+    StoredGame,
+    StoredSeat,
+    StoredTable,
+)
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
-__all__ = [
-    "MEMORY",
-    "default_path",
-    "hash_token",
-    "StoredSeat",
-    "StoredTable",
-    "PlayerResult",
-    "GameSummary",
-    "StoredGame",
-    "PlayerStats",
-    "NoSuchGame",
-    "Store",
-]
+__all__ = ["MEMORY", "Store"]
 
 #: ``--db :memory:``: a database in memory only, gone when the server stops.
 MEMORY = ":memory:"
@@ -66,104 +60,6 @@ _T = TypeVar("_T")
 
 # SQLite's primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF)
 _READONLY, _IOERR, _CORRUPT, _CANTOPEN, _FULL, _NOTADB, _BUSY, _PERM = 8, 10, 11, 14, 13, 26, 5, 3
-
-
-def default_path() -> Path:
-    """``$XDG_DATA_HOME/nimmt/nimmt.db``, else ``~/.local/share/nimmt/nimmt.db``."""
-    data = os.environ.get("XDG_DATA_HOME", "")
-    base = Path(data) if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
-    return base / "nimmt" / "nimmt.db"
-
-
-def hash_token(token: str) -> str:
-    """The stored form of a session token: its SHA-256, in hex.
-
-    No salt: a salt protects guessable secrets (passwords) against precomputed
-    tables and shared guesses. A token is 192 random bits, unique and never
-    chosen by a person, so nothing can be precomputed or guessed (finding a
-    token from its hash is a 2**192 search), and the unsalted hash lets a
-    returning client's token be looked up directly.
-
-    >>> hash_token("abc")[:16]
-    'ba7816bf8f01cfea'
-    """
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class StoredSeat:
-    seat: int
-    name: str
-    kind: str  # "human", "bot" (a bot client) or "builtin"
-    token_hash: str | None  # hash_token(session token); None for a built-in bot
-    strategy: str | None  # a built-in bot's strategy name
-
-
-@dataclass(frozen=True, slots=True)
-class StoredTable:
-    """An open table as stored. ``facts``: from its last ``game_started`` on
-    (all of them if no game has started), enough to rebuild the game."""
-
-    id: str
-    name: str
-    options: dict[str, Any]
-    settings: dict[str, Any]
-    status: str
-    created: float
-    updated: float
-    seats: tuple[StoredSeat, ...]
-    facts: tuple[Fact, ...]
-    last_seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerResult:
-    seat: int
-    name: str
-    kind: str
-    bullheads: int
-    place: int
-    won: bool
-
-
-@dataclass(frozen=True, slots=True)
-class GameSummary:
-    """A finished game, without its record."""
-
-    id: int
-    table_id: str
-    table_name: str
-    game_no: int
-    started: float
-    ended: float
-    rounds: int
-    players: tuple[PlayerResult, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class StoredGame:
-    summary: GameSummary
-    record: Record
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerStats:
-    """One name's finished games: ``wins`` counts shared first places too."""
-
-    name: str
-    games: int
-    wins: int
-    rounds: int
-    bullheads: int
-
-    @property
-    def mean_per_round(self) -> float:
-        """Mean bullheads taken per round played."""
-        return self.bullheads / self.rounds if self.rounds else 0.0
-
-
-class NoSuchGame(LookupError):
-    """No finished game has that id."""
 
 
 def _code(e: sqlite3.Error) -> int:
@@ -180,38 +76,6 @@ def _write_error(path: Path | None, e: sqlite3.Error | OSError) -> StorageWriteE
     return StorageWriteError(path, f"cannot write to {where}: {e}", "io")
 
 
-class _LockFile:
-    """An exclusive ``flock`` on ``PATH.lock``, held until ``release``."""
-
-    def __init__(self, db: Path) -> None:
-        self.path = db.with_name(db.name + ".lock")
-        try:
-            self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:
-            self.fd = None  # a read-only folder: nobody can write the database there either
-            return
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as e:
-            holder = os.pread(self.fd, 32, 0).decode("ascii", "replace").strip()
-            os.close(self.fd)
-            self.fd = None
-            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                who = f"process {holder}" if holder.isdigit() else "another process"
-                raise DatabaseLocked(
-                    db, f"{db} is in use by another nimmt-server ({who}): stop that one first, "
-                    "or give this one another file with --db PATH",
-                ) from None
-            raise DatabaseUnreadable(db, f"cannot lock {self.path}: {e.strerror or e}") from None
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, str(os.getpid()).encode("ascii"), 0)
-
-    def release(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)  # closing the descriptor releases the flock
-            self.fd = None
-
-
 class Store:
     """The database of one server. ``Store.open`` it; ``close`` it at the end.
 
@@ -221,7 +85,7 @@ class Store:
     ``problem`` says why (every write raises it).
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: _LockFile | None,
+    def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: LockFile | None,
                  problem: StorageWriteError | None = None) -> None:
         self._db = conn
         self.path = path
@@ -256,7 +120,7 @@ class Store:
         db = Path(path).expanduser() if path is not None else default_path()
         if read_only:
             return cls._open_read_only(db)
-        lock: _LockFile | None = None
+        lock: LockFile | None = None
         try:
             if not db.exists():
                 try:
@@ -265,7 +129,7 @@ class Store:
                     raise DatabaseUnreadable(
                         db, f"cannot create the folder {db.parent}: {e.strerror or e}"
                     ) from None
-            lock = _LockFile(db)
+            lock = LockFile(db)
             conn = cls._connect(db, "rw" if db.exists() else "rwc")
             store = cls(conn, db, lock)
             store._check()
