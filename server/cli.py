@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", type=int, metavar="N",
                    help="open a table with N built-in bots waiting for one human (1-9)")
     p.add_argument("--max-connections", type=int, metavar="N", help="default 2000")
+    p.add_argument("--db", metavar="PATH", help="the database of tables and finished games "
+                   "(default: ~/.local/share/nimmt/nimmt.db; :memory: keeps nothing)")
     g = p.add_argument_group("default table options")
     for name, typ, text in _TABLE_FLAGS:
         g.add_argument("--" + name.replace("_", "-"), dest=name, type=typ, help=text)
@@ -82,7 +84,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     """Defaults, then the config file, then the flags; validated."""
     config = load_config(args.config) if args.config else ServerConfig()
     top: dict[str, Any] = {}
-    for name in ("host", "port", "log_level", "bots", "max_connections"):
+    for name in ("host", "port", "log_level", "bots", "max_connections", "db"):
         value = getattr(args, name)
         if value is not None:
             top[name] = value

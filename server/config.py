@@ -132,6 +132,7 @@ class ServerConfig:
     rate_limit: int = 20  # messages a second a client may send (bursts of twice that)
     chat_max: int = 300  # characters in a chat line
     shutdown_flush: float = 2.0  # at shutdown, time given to clients to receive goodbye
+    db: str = ""  # the database (docs/SERVER.md, "Storage"); "": the default file; ":memory:": none
     table: TableSettings = field(default_factory=TableSettings)
 
     def validate(self) -> ServerConfig:
@@ -159,6 +160,8 @@ class ServerConfig:
             raise ConfigError("rate_limit must be 1 to 100000 messages a second")
         if not 0.0 <= self.shutdown_flush <= 60.0:
             raise ConfigError("shutdown_flush must be 0 to 60 seconds")
+        if "\0" in self.db:
+            raise ConfigError("db must be a file path (or :memory:), without NUL characters")
         self.table.validate()
         return self
 

@@ -35,6 +35,9 @@ from nimmt.engine.records import (
     step_lines,
 )
 
+from .history_command import main as history_main
+from .history_command import wants_history
+
 __all__ = ["main"]
 
 PROG = "nimmt-replay"
@@ -67,6 +70,9 @@ def _emit(out: TextIO, line: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nimmt-replay``; return the exit status (0 ok, 1 bad record, 2 usage or unreadable)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if wants_history(args_list):
+        return history_main(args_list)
     try:
         args = _parser().parse_args(argv)
     except SystemExit as e:  # argparse has printed the usage or the help

@@ -1,0 +1,184 @@
+"""``nimmt-replay --db PATH ...``: the finished games a ``nimmt-server`` kept.
+
+    nimmt-replay --db PATH --list              # every finished game, oldest first
+    nimmt-replay --db PATH 7                   # replay game 7 step by step
+    nimmt-replay --db PATH 7 --export 7.json   # write its record (docs/RECORD.md)
+    nimmt-replay --db PATH --players           # games, wins, bullheads a round, per name
+
+``--db`` without a path reads the server's default database. The file is
+opened read-only: it may be read while the server runs. Exit status: 0 ok, 1
+no such game or a record that does not replay, 2 a usage error or a database
+that cannot be read.
+
+``nimmt.server.replay_command`` (the ``nimmt-replay`` command) hands every
+command line with ``--db`` to ``main`` here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from nimmt.engine import RecordError, Replay, RecordStart
+from nimmt.engine.records import Narrator, event_to_json, step_lines
+
+from .storage import GameSummary, NoSuchGame, PlayerStats, StorageError, Store, default_path
+
+__all__ = ["main", "wants_history", "list_lines", "player_lines"]
+
+PROG = "nimmt-replay"
+
+
+def wants_history(argv: Sequence[str]) -> bool:
+    """Whether a ``nimmt-replay`` command line is about a database (has ``--db``)."""
+    return any(arg == "--db" or arg.startswith("--db=") for arg in argv)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Show the finished games a nimmt-server kept in its database "
+        "(or, without --db, replay a record file: nimmt-replay FILE).",
+    )
+    p.add_argument("--db", metavar="PATH", nargs="?", const="", required=True,
+                   help=f"the server's database (without PATH: {default_path()})")
+    p.add_argument("game", metavar="GAME_ID", nargs="?", type=int,
+                   help="replay this finished game step by step (ids: --list)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--list", action="store_true", help="list the finished games")
+    what.add_argument("--players", action="store_true",
+                      help="per player: games, wins, mean bullheads per round")
+    p.add_argument("--export", metavar="FILE",
+                   help="with GAME_ID: write its record (docs/RECORD.md) to FILE (- : stdout)")
+    p.add_argument("--json", action="store_true",
+                   help="with GAME_ID: print the events as JSON lines instead of text")
+    return p
+
+
+def _when(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+def _players_text(game: GameSummary) -> str:
+    return ", ".join(f"{'*' if p.won else ''}{p.name} {p.bullheads}" for p in game.players)
+
+
+def list_lines(games: Sequence[GameSummary]) -> list[str]:
+    """The ``--list`` table: one line per game; ``*`` marks the winners.
+
+    >>> from nimmt.server.storage import PlayerResult
+    >>> game = GameSummary(3, "t2", "Friday", 1, 0.0, 60.0, 4, (
+    ...     PlayerResult(0, "Ann", "human", 12, 1, True), PlayerResult(1, "Bob", "bot", 70, 2, False)))
+    >>> line = list_lines([game])[1]  # line[6:22]: when it ended, in local time
+    >>> line[:5], line[24:]
+    ('    3', 'Friday (t2)               4  *Ann 12, Bob 70')
+    """
+    if not games:
+        return ["No finished games yet."]
+    lines = [f"{'id':>5} {'ended':<16}  {'table':<20} {'rounds':>6}  players (bullheads, * won)"]
+    for g in games:
+        table = f"{g.table_name} ({g.table_id})"
+        lines.append(f"{g.id:>5} {_when(g.ended):<16}  {table:<20} {g.rounds:>6}  {_players_text(g)}")
+    return lines
+
+
+def player_lines(stats: Sequence[PlayerStats]) -> list[str]:
+    """The ``--players`` table.
+
+    >>> print("\\n".join(player_lines([PlayerStats("Ann", 3, 2, 9, 40)])))
+    name                  games   wins  rounds  bullheads/round
+    Ann                       3      2       9             4.44
+    """
+    if not stats:
+        return ["No finished games yet."]
+    lines = [f"{'name':<20} {'games':>6} {'wins':>6} {'rounds':>7}  bullheads/round"]
+    for s in stats:
+        lines.append(f"{s.name:<20} {s.games:>6} {s.wins:>6} {s.rounds:>7} {s.mean_per_round:>16.2f}")
+    return lines
+
+
+def _replay(store: Store, game_id: int, as_json: bool, out: TextIO, err: TextIO) -> int:
+    stored = store.game(game_id)
+    s = stored.summary
+    record = stored.record
+    if not as_json:
+        out.write(f"Game {s.id}: table {s.table_name} ({s.table_id}), its game {s.game_no}, "
+                  f"{_when(s.started)} to {_when(s.ended)}\n")
+    narrator = Narrator([record.name(seat) for seat in range(record.options.players)])
+    try:
+        for step in Replay(record):
+            if as_json:
+                for event in step.events:
+                    out.write(json.dumps(event_to_json(event)) + "\n")
+            elif not isinstance(step.action, RecordStart):
+                for line in step_lines(narrator, step):
+                    out.write(line + "\n")
+    except RecordError as e:
+        out.flush()
+        err.write(f"{PROG}: game {game_id} does not replay: {e}\n")
+        return 1
+    return 0
+
+
+def _export(store: Store, game_id: int, target: str, out: TextIO) -> None:
+    text = store.game(game_id).record.to_json()
+    if target == "-":
+        out.write(text)
+    else:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``nimmt-replay --db ...``; return the exit status."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse has printed the usage or the help
+        return e.code if isinstance(e.code, int) else 2
+    out, err = sys.stdout, sys.stderr
+    if not (args.list or args.players or args.game is not None):
+        parser.print_usage(err)
+        err.write(f"{PROG}: give --list, --players or a GAME_ID\n")
+        return 2
+    if (args.export or args.json) and args.game is None:
+        err.write(f"{PROG}: --export and --json need a GAME_ID (see --list)\n")
+        return 2
+    try:
+        store = Store.open(args.db or None, read_only=True)
+    except StorageError as e:
+        err.write(f"{PROG}: {e}\n")
+        return 2
+    try:
+        if args.list:
+            out.write("\n".join(list_lines(store.games())) + "\n")
+        elif args.players:
+            out.write("\n".join(player_lines(store.player_stats())) + "\n")
+        if args.game is not None:
+            if args.export:
+                _export(store, args.game, args.export, out)
+            else:
+                return _replay(store, args.game, args.json, out, err)
+    except NoSuchGame as e:
+        err.write(f"{PROG}: {e} (nimmt-replay --db {args.db} --list shows them)\n")
+        return 1
+    except BrokenPipeError:  # piped into head: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that flushing stdout at exit does not fail
+        return 0
+    except OSError as e:
+        err.write(f"{PROG}: cannot write {args.export}: {e.strerror or e}\n")
+        return 2
+    finally:
+        store.close()
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""nimmt.server.storage: the server's SQLite database (docs/SERVER.md, "Storage").
+
+- ``Store``: blocking calls on one connection; opening checks the file (lock,
+  corruption, schema version) and migrates it. ``store.py``.
+- ``AsyncStore``: the same for trio code, every call in a worker thread, writes
+  queued and retried while the file cannot be written. ``async_store.py``.
+- Facts: what happened at a table as JSON, and ``rebuild_game`` to get the
+  engine ``Game`` back from them. ``facts.py``.
+- The values the store returns (``rows.py``); the default path, the lock file
+  and token hashing (``files.py``); the schema and its migrations (``schema.py``).
+- The errors, all ``StorageError``. ``errors.py``.
+"""
+
+from .async_store import MAX_BACKLOG, AsyncStore
+from .errors import (
+    DatabaseCorrupt,
+    DatabaseLocked,
+    DatabaseTooNew,
+    DatabaseUnreadable,
+    NotANimmtDatabase,
+    StorageError,
+    StorageWriteError,
+)
+from .facts import (
+    KINDS,
+    Fact,
+    FactError,
+    GameRebuilder,
+    deal_fact,
+    deal_from,
+    decision_fact,
+    decision_from,
+    game_over_fact,
+    game_started_fact,
+    left_fact,
+    options_from,
+    options_to_json,
+    rebuild_game,
+    seat_fact,
+)
+from .files import default_path, hash_token
+from .rows import (
+    GameSummary,
+    NoSuchGame,
+    PlayerResult,
+    PlayerStats,
+    StoredGame,
+    StoredSeat,
+    StoredTable,
+)
+from .schema import SCHEMA_VERSION
+from .store import MEMORY, Store
+
+__all__ = [
+    "Store", "AsyncStore", "MAX_BACKLOG", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",
+    "StoredTable", "StoredSeat", "GameSummary", "StoredGame", "PlayerResult", "PlayerStats",
+    "NoSuchGame",
+    "StorageError", "DatabaseLocked", "DatabaseCorrupt", "DatabaseTooNew", "NotANimmtDatabase",
+    "DatabaseUnreadable", "StorageWriteError",
+    "KINDS", "Fact", "FactError", "GameRebuilder", "rebuild_game",
+    "game_started_fact", "deal_fact", "decision_fact", "seat_fact", "left_fact", "game_over_fact",
+    "options_to_json", "options_from", "deal_from", "decision_from",
+]

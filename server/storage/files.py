@@ -1,0 +1,68 @@
+"""Where the database is by default, the lock that keeps a second server off it,
+and the stored form of a session token."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import os
+from pathlib import Path
+
+from .errors import DatabaseLocked, DatabaseUnreadable
+
+__all__ = ["default_path", "hash_token", "LockFile"]
+
+
+def default_path() -> Path:
+    """``$XDG_DATA_HOME/nimmt/nimmt.db``, else ``~/.local/share/nimmt/nimmt.db``."""
+    data = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(data) if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
+    return base / "nimmt" / "nimmt.db"
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a session token: its SHA-256, in hex.
+
+    No salt: a salt protects guessable secrets (passwords) against precomputed
+    tables and shared guesses. A token is 192 random bits, unique and never
+    chosen by a person, so nothing can be precomputed or guessed (finding a
+    token from its hash is a 2**192 search), and the unsalted hash lets a
+    returning client's token be looked up directly.
+
+    >>> hash_token("abc")[:16]
+    'ba7816bf8f01cfea'
+    """
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class LockFile:
+    """An exclusive ``flock`` on ``PATH.lock``, held until ``release``."""
+
+    def __init__(self, db: Path) -> None:
+        self.path = db.with_name(db.name + ".lock")
+        try:
+            self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            self.fd = None  # a read-only folder: nobody can write the database there either
+            return
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            holder = os.pread(self.fd, 32, 0).decode("ascii", "replace").strip()
+            os.close(self.fd)
+            self.fd = None
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                who = f"process {holder}" if holder.isdigit() else "another process"
+                raise DatabaseLocked(
+                    db, f"{db} is in use by another nimmt-server ({who}): stop that one first, "
+                    "or give this one another file with --db PATH",
+                ) from None
+            raise DatabaseUnreadable(db, f"cannot lock {self.path}: {e.strerror or e}") from None
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, str(os.getpid()).encode("ascii"), 0)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing the descriptor releases the flock
+            self.fd = None

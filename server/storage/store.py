@@ -1,0 +1,488 @@
+"""``Store``: the SQLite database of a server: open tables, their facts, finished games.
+
+Blocking calls on one ``sqlite3`` connection: use it from one thread at a time
+(the server goes through ``AsyncStore``, which runs every call off the trio
+event loop). Opening checks the file before anything is written to it::
+
+    store = Store.open("nimmt.db")       # or Store.open(":memory:"), Store.open() for the default
+    table_id = store.next_table_id()     # "t1", "t2", ... never repeated, across restarts
+    store.create_table(table_id, "Friday", options={...}, settings={...})
+    store.append(table_id, [game_started_fact(1, options), deal_fact(deal)])
+    store.open_tables()                  # what a restarted server brings back
+
+The database is in WAL mode with ``synchronous=NORMAL``: a write that has
+returned survives the server being killed (``kill -9``, a crash); a power cut
+may lose the last moments. Only this process writes: a lock file
+(``PATH.lock``, ``fcntl.flock``) is held while the store is open, so a second
+server on the same file refuses to start; readers (``nimmt-replay --db``)
+open the file read-only and need no lock.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from nimmt.engine import Record, record_from_json
+
+from .errors import (
+    DatabaseCorrupt,
+    DatabaseTooNew,
+    DatabaseUnreadable,
+    NotANimmtDatabase,
+    StorageWriteError,
+)
+from .facts import Fact, game_over_fact
+from .files import LockFile, default_path, hash_token
+from .rows import (
+    GameSummary,
+    NoSuchGame,
+    PlayerResult,
+    PlayerStats,
+    StoredGame,
+    StoredSeat,
+    StoredTable,
+)
+from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+
+__all__ = ["MEMORY", "Store"]
+
+#: ``--db :memory:``: a database in memory only, gone when the server stops.
+MEMORY = ":memory:"
+
+_T = TypeVar("_T")
+
+# SQLite's primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF)
+_READONLY, _IOERR, _CORRUPT, _CANTOPEN, _FULL, _NOTADB, _BUSY, _PERM = 8, 10, 11, 14, 13, 26, 5, 3
+
+
+def _code(e: sqlite3.Error) -> int:
+    return (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF
+
+
+def _write_error(path: Path | None, e: sqlite3.Error | OSError) -> StorageWriteError:
+    where = str(path) if path is not None else "the in-memory database"
+    code = _code(e) if isinstance(e, sqlite3.Error) else 0
+    if code == _READONLY or (isinstance(e, OSError) and e.errno in (errno.EROFS, errno.EACCES)):
+        return StorageWriteError(path, f"{where} is read-only: nothing more can be saved", "read_only")
+    if code == _FULL or (isinstance(e, OSError) and e.errno == errno.ENOSPC):
+        return StorageWriteError(path, f"the disk of {where} is full: nothing more can be saved", "disk_full")
+    return StorageWriteError(path, f"cannot write to {where}: {e}", "io")
+
+
+class Store:
+    """The database of one server. ``Store.open`` it; ``close`` it at the end.
+
+    Writes raise ``StorageWriteError`` (read-only file, full disk, I/O error) and
+    then have written nothing; reads of a healthy file do not fail. A file that
+    could be opened only for reading gives a store with ``writable`` False whose
+    ``problem`` says why (every write raises it).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: LockFile | None,
+                 problem: StorageWriteError | None = None) -> None:
+        self._db = conn
+        self.path = path
+        self._lock = lock
+        self.problem = problem
+        self._seqs: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        return f"Store.open({str(self.path) if self.path else MEMORY!r})"
+
+    @property
+    def writable(self) -> bool:
+        return self.problem is None
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> Store:
+        """Open (or create) the database at ``path``: ``None`` for ``default_path()``,
+        ``":memory:"`` for one in memory. Migrates an older schema.
+
+        Raises ``DatabaseLocked`` (another server has it), ``DatabaseCorrupt``,
+        ``DatabaseTooNew``, ``NotANimmtDatabase``, ``DatabaseUnreadable``; the file
+        is then untouched. ``read_only``: for readers such as ``nimmt-replay``: no
+        lock, nothing created or migrated.
+        """
+        if path is not None and os.fspath(path) == MEMORY:
+            conn = sqlite3.connect(MEMORY, isolation_level=None, check_same_thread=False)
+            store = cls(conn, None, None)
+            store._setup()
+            return store
+        db = Path(path).expanduser() if path is not None else default_path()
+        if read_only:
+            return cls._open_read_only(db)
+        lock: LockFile | None = None
+        try:
+            if not db.exists():
+                try:
+                    db.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as e:
+                    raise DatabaseUnreadable(
+                        db, f"cannot create the folder {db.parent}: {e.strerror or e}"
+                    ) from None
+            lock = LockFile(db)
+            conn = cls._connect(db, "rw" if db.exists() else "rwc")
+            store = cls(conn, db, lock)
+            store._check()
+            try:
+                store._setup()
+            except sqlite3.Error as e:
+                if _code(e) not in (_READONLY, _CANTOPEN, _PERM) or store._version() != SCHEMA_VERSION:
+                    conn.close()
+                    raise DatabaseUnreadable(db, f"cannot prepare {db}: {e}") from None
+                conn.close()
+                store = cls._open_read_only(db)
+                store._lock = lock
+                store.problem = _write_error(db, e)
+            return store
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+
+    @classmethod
+    def _open_read_only(cls, db: Path) -> Store:
+        if not db.exists():
+            raise DatabaseUnreadable(db, f"there is no database at {db}")
+        store = cls(cls._connect(db, "ro"), db, None)
+        store._check()
+        if store._version() < SCHEMA_VERSION:
+            raise DatabaseUnreadable(
+                db, f"{db} is from an older nimmt: start nimmt-server on it once to bring it up to date"
+            )
+        store.problem = StorageWriteError(db, f"{db} is open for reading only", "read_only")
+        store._db.execute("PRAGMA busy_timeout = 5000")
+        return store
+
+    @staticmethod
+    def _connect(db: Path, mode: str) -> sqlite3.Connection:
+        uri = f"file:{db}?mode={mode}"
+        try:
+            return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as e:
+            raise DatabaseUnreadable(db, f"cannot open {db}: {e}") from None
+
+    def _version(self) -> int:
+        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+        return version
+
+    def _check(self) -> None:
+        """Refuse a file that is not ours, too new or damaged, before writing anything."""
+        db = self.path
+        try:
+            app = self._db.execute("PRAGMA application_id").fetchone()[0]
+            version = self._version()
+            objects = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise DatabaseTooNew(
+                    db, f"{db} was written by a newer nimmt (database version {version}; this "
+                    f"nimmt knows up to {SCHEMA_VERSION}): upgrade nimmt, or use another file "
+                    "with --db PATH. The file was left as it is.", version,
+                )
+            if app != APPLICATION_ID and (app != 0 or objects > 0):
+                raise NotANimmtDatabase(
+                    db, f"{db} is another program's SQLite database: nimmt will not write into "
+                    "it. Use another file with --db PATH. The file was left as it is.",
+                )
+            problems = [row[0] for row in self._db.execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.Error as e:
+            self._db.close()
+            if _code(e) in (_CANTOPEN, _PERM, _BUSY):
+                raise DatabaseUnreadable(db, f"cannot read {db}: {e}") from None
+            raise DatabaseCorrupt(db, self._corrupt_message(str(e))) from None
+        except (DatabaseTooNew, NotANimmtDatabase):
+            self._db.close()
+            raise
+        if problems != ["ok"]:
+            self._db.close()
+            raise DatabaseCorrupt(db, self._corrupt_message("; ".join(problems[:3])))
+
+    def _corrupt_message(self, detail: str) -> str:
+        detail = " ".join(detail.replace("*", "").split())
+        return (f"{self.path} is damaged or not a database ({detail}). The file was left as "
+                "it is: move it away to start a new one, or use another file with --db PATH.")
+
+    def _setup(self) -> None:
+        db = self._db
+        db.execute("PRAGMA busy_timeout = 5000")
+        db.execute("PRAGMA foreign_keys = ON")
+        version = self._version()
+        if version < SCHEMA_VERSION:
+            for number in range(version + 1, SCHEMA_VERSION + 1):
+                self._migrate(number)
+        if db.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+
+    def _migrate(self, number: int) -> None:
+        """Bring the schema to version ``number``, all or nothing."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if number == 1:
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            for statement in MIGRATIONS[number]:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {number}")
+            db.execute("COMMIT")
+        except sqlite3.Error as e:
+            db.execute("ROLLBACK")
+            if _code(e) in (_READONLY, _CANTOPEN, _PERM):
+                raise  # Store.open: a read-only file
+            db.close()
+            raise DatabaseUnreadable(
+                self.path, f"cannot bring {self.path or MEMORY} up to database version {number} "
+                f"({e}); it was left at version {number - 1}. Free some disk space, or use "
+                "another file with --db PATH.",
+            ) from None
+
+    def close(self) -> None:
+        """Close the database and release the lock (a second call does nothing)."""
+        try:
+            self._db.close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+
+    def _write(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``work`` in one transaction; ``StorageWriteError`` and nothing written if it fails."""
+        if self.problem is not None:
+            raise self.problem
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise _write_error(self.path, e) from None
+        try:
+            result = work(db)
+            db.execute("COMMIT")
+        except BaseException as e:
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the failed COMMIT may have rolled back already
+            if isinstance(e, sqlite3.OperationalError) or (
+                isinstance(e, sqlite3.DatabaseError) and _code(e) in (_IOERR, _CORRUPT, _FULL)
+            ):
+                raise _write_error(self.path, e) from None
+            raise
+        return result
+
+    def peek_next_table(self) -> int:
+        """The number of the next table id, without taking it."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'next_table'").fetchone()
+        return int(row[0])
+
+    def reserve_tables(self, upto: int) -> None:
+        """Record that table numbers below ``upto`` are taken (never lowers the mark)."""
+        self._write(lambda db: db.execute(
+            "UPDATE meta SET value = CAST(max(CAST(value AS INTEGER), ?) AS TEXT) "
+            "WHERE key = 'next_table'", (upto,)))
+
+    def next_table_id(self) -> str:
+        """A new table id (``"t1"``, ``"t2"``, ...): never one handed out before by this file."""
+
+        def take(db: sqlite3.Connection) -> int:
+            number = int(db.execute("SELECT value FROM meta WHERE key = 'next_table'").fetchone()[0])
+            db.execute("UPDATE meta SET value = ? WHERE key = 'next_table'", (str(number + 1),))
+            return number
+
+        return f"t{self._write(take)}"
+
+    def create_table(self, table_id: str, name: str, options: dict[str, Any],
+                     settings: dict[str, Any], status: str = "waiting",
+                     at: float | None = None) -> None:
+        """Store a new table (``options``, ``settings``: JSON objects)."""
+        now = time.time() if at is None else at
+        self._write(lambda db: db.execute(
+            "INSERT INTO tables (id, name, options, settings, status, created, updated) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (table_id, name, json.dumps(options), json.dumps(settings), status, now, now)))
+        self._seqs[table_id] = 0
+
+    def update_table(self, table_id: str, *, name: str | None = None, status: str | None = None,
+                     options: dict[str, Any] | None = None,
+                     settings: dict[str, Any] | None = None, at: float | None = None) -> None:
+        """Change what is given of a table's name, status, options and settings."""
+        changes: dict[str, Any] = {"updated": time.time() if at is None else at}
+        for column, value in (("name", name), ("status", status)):
+            if value is not None:
+                changes[column] = value
+        for column, obj in (("options", options), ("settings", settings)):
+            if obj is not None:
+                changes[column] = json.dumps(obj)
+        assignments = ", ".join(f"{column} = ?" for column in changes)
+        self._write(lambda db: db.execute(
+            f"UPDATE tables SET {assignments} WHERE id = ?", (*changes.values(), table_id)))
+
+    def set_seat(self, table_id: str, seat: int, name: str, kind: str, *,
+                 token: str | None = None, strategy: str | None = None) -> None:
+        """Seat ``seat`` is held by ``name``; ``token``: the session's, stored hashed."""
+        token_hash = hash_token(token) if token is not None else None
+        self._write(lambda db: db.execute(
+            "INSERT OR REPLACE INTO seats (table_id, seat, name, kind, token_hash, strategy) "
+            "VALUES (?, ?, ?, ?, ?, ?)", (table_id, seat, name, kind, token_hash, strategy)))
+
+    def free_seat(self, table_id: str, seat: int) -> None:
+        self._write(lambda db: db.execute(
+            "DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat)))
+
+    def _next_seq(self, db: sqlite3.Connection, table_id: str) -> int:
+        seq = self._seqs.get(table_id)
+        if seq is None:
+            row = db.execute("SELECT max(seq) FROM facts WHERE table_id = ?", (table_id,)).fetchone()
+            seq = row[0] or 0
+        return seq
+
+    def append(self, table_id: str, facts: Sequence[Fact], at: float | None = None) -> tuple[Fact, ...]:
+        """Append ``facts`` to the table's log, in one transaction; return them with
+        their ``seq`` and ``at``. When this returns, they are on disk."""
+        now = time.time() if at is None else at
+
+        def add(db: sqlite3.Connection) -> tuple[Fact, ...]:
+            seq = self._next_seq(db, table_id)
+            stored = []
+            for fact in facts:
+                seq += 1
+                db.execute(
+                    "INSERT INTO facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
+                    (table_id, seq, fact.kind, json.dumps(fact.payload), now))
+                stored.append(Fact(fact.kind, fact.payload, seq, now))
+            return tuple(stored)
+
+        stored = self._write(add)
+        if stored:
+            self._seqs[table_id] = stored[-1].seq or 0
+        return stored
+
+    def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
+                    kinds: Sequence[str], started: float, ended: float | None = None) -> int:
+        """Keep a finished game (its record, built with ``record_from_game``, names
+        its seats and claims its result) and append its ``game_over`` fact, in one
+        transaction; return the game's id. ``kinds``: each seat's kind."""
+        result = record.result
+        if result is None or result.totals is None or result.places is None:
+            raise ValueError("the record of a finished game claims its result: record_from_game(game)")
+        n = record.options.players
+        if len(kinds) != n:
+            raise ValueError(f"{n} seats need {n} kinds, got {len(kinds)}")
+        names = [record.name(s) for s in range(n)]
+        winners = set(result.winners or ())
+        rounds = len(record.rounds)
+        options = record.to_dict()["options"]
+        now = time.time() if ended is None else ended
+
+        def keep(db: sqlite3.Connection) -> int:
+            cursor = db.execute(
+                "INSERT INTO games (table_id, table_name, game_no, options, started, ended, rounds,"
+                " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (table_id, table_name, game_no, json.dumps(options), started, now, rounds,
+                 record.to_json()))
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            db.executemany(
+                "INSERT INTO game_players (game_id, seat, name, kind, bullheads, place, won) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(game_id, s, names[s], kinds[s], result.totals[s], result.places[s], s in winners)
+                 for s in range(n)])
+            fact = game_over_fact(game_no, game_id)
+            if db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone():
+                seq = self._next_seq(db, table_id) + 1
+                db.execute(
+                    "INSERT INTO facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
+                    (table_id, seq, fact.kind, json.dumps(fact.payload), now))
+                self._seqs[table_id] = seq
+            return game_id
+
+        seqs = dict(self._seqs)
+        try:
+            return self._write(keep)
+        except BaseException:
+            self._seqs = seqs
+            raise
+
+    def close_table(self, table_id: str) -> None:
+        """Forget a closed table: its seats and facts (its finished games are kept)."""
+        self._write(lambda db: db.execute("DELETE FROM tables WHERE id = ?", (table_id,)))
+        self._seqs.pop(table_id, None)
+
+    # ------------------------------------------------------------------ reading
+
+    def facts(self, table_id: str, after: int = 0) -> list[Fact]:
+        """The table's facts with ``seq`` above ``after``, in order."""
+        rows = self._db.execute(
+            "SELECT seq, kind, payload, at FROM facts WHERE table_id = ? AND seq > ? ORDER BY seq",
+            (table_id, after)).fetchall()
+        return [Fact(kind, json.loads(payload), seq, at) for seq, kind, payload, at in rows]
+
+    def open_tables(self) -> list[StoredTable]:
+        """Every table not closed, oldest first, with its seats and the facts needed
+        to rebuild its game (``rebuild_game(table.facts)``)."""
+        tables = []
+        rows = self._db.execute(
+            "SELECT id, name, options, settings, status, created, updated FROM tables "
+            "ORDER BY created, id").fetchall()
+        for table_id, name, options, settings, status, created, updated in rows:
+            seats = tuple(
+                StoredSeat(*row) for row in self._db.execute(
+                    "SELECT seat, name, kind, token_hash, strategy FROM seats WHERE table_id = ? "
+                    "ORDER BY seat", (table_id,)))
+            start = self._db.execute(
+                "SELECT max(seq) FROM facts WHERE table_id = ? AND kind = 'game_started'",
+                (table_id,)).fetchone()[0]
+            facts = self.facts(table_id, (start or 1) - 1)
+            last = self._db.execute(
+                "SELECT max(seq) FROM facts WHERE table_id = ?", (table_id,)).fetchone()[0] or 0
+            tables.append(StoredTable(table_id, name, json.loads(options), json.loads(settings),
+                                      status, created, updated, seats, tuple(facts), last))
+        return tables
+
+    def _players(self, game_id: int) -> tuple[PlayerResult, ...]:
+        return tuple(
+            PlayerResult(seat, name, kind, heads, place, bool(won))
+            for seat, name, kind, heads, place, won in self._db.execute(
+                "SELECT seat, name, kind, bullheads, place, won FROM game_players "
+                "WHERE game_id = ? ORDER BY seat", (game_id,)))
+
+    def games(self) -> list[GameSummary]:
+        """Every finished game, oldest first."""
+        rows = self._db.execute(
+            "SELECT id, table_id, table_name, game_no, started, ended, rounds FROM games "
+            "ORDER BY ended, id").fetchall()
+        return [GameSummary(*row, players=self._players(row[0])) for row in rows]
+
+    def game(self, game_id: int) -> StoredGame:
+        """A finished game and its record; ``NoSuchGame`` if there is none with that id."""
+        row = self._db.execute(
+            "SELECT id, table_id, table_name, game_no, started, ended, rounds, record FROM games "
+            "WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NoSuchGame(f"no finished game {game_id} in {self.path or MEMORY}")
+        summary = GameSummary(*row[:7], players=self._players(row[0]))
+        return StoredGame(summary, record_from_json(row[7]))
+
+    def player_stats(self) -> list[PlayerStats]:
+        """Per name: finished games, wins, rounds and bullheads; most games first."""
+        rows = self._db.execute(
+            "SELECT p.name, count(*), sum(p.won), sum(g.rounds), sum(p.bullheads) "
+            "FROM game_players p JOIN games g ON g.id = p.game_id "
+            "GROUP BY p.name ORDER BY count(*) DESC, p.name").fetchall()
+        return [PlayerStats(*row) for row in rows]
