@@ -4,11 +4,19 @@ seeing only what their seat is sent."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import struct
+import subprocess
+import sys
+import threading
+
+import msgpack
+import trio
 
 from nimmt import protocol as wire
 from nimmt.bots import HeuristicStrategy, RandomStrategy
 from nimmt.bots.runner import main, play_bot
-from real_server import running_server
+from real_server import ADDRESS, running_server
 
 
 def test_a_network_bot_plays_games_to_the_end_without_a_refused_decision() -> None:
@@ -51,3 +59,144 @@ def test_nimmt_bot_command_says_what_is_wrong_without_a_server(capsys) -> None:
     assert main([f"127.0.0.1:{port}"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("nimmt-bot: ") and "Traceback" not in err
+
+
+# --- a commit lost with the link is sent again --------------------------------------------
+
+
+class DropProxy:
+    """A trio proxy on 127.0.0.1 (in its own thread) between a bot and the server.
+
+    It forwards every connection to the server, frame by frame, and cuts the
+    first connection the moment the bot has written its first ``commit``: that
+    frame is never forwarded, so the server never reads it. It records every frame
+    each way as ``(connection number, message map)``.
+    """
+
+    def __init__(self, server_port: int) -> None:
+        self.server_port = server_port
+        self.port = 0
+        self.up: list[tuple[int, dict]] = []  # bot -> server, forwarded
+        self.down: list[tuple[int, dict]] = []  # server -> bot
+        self.dropped: dict | None = None  # the commit that never reached the server
+        self._connections = 0
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
+
+    def __enter__(self) -> DropProxy:
+        self._thread.start()
+        assert self._ready.wait(10), "the proxy did not start"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
+        self._thread.join(10)
+
+    async def _main(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        async with trio.open_nursery() as nursery:
+            self._scope = nursery.cancel_scope
+            listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+            self.port = listeners[0].socket.getsockname()[1]
+            self._ready.set()
+            await trio.serve_listeners(self._handle, listeners)
+
+    async def _handle(self, bot: trio.SocketStream) -> None:
+        number = self._connections
+        self._connections += 1
+        server = await trio.open_tcp_stream("127.0.0.1", self.server_port)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._pump, bot, server, number, True, nursery.cancel_scope)
+            nursery.start_soon(self._pump, server, bot, number, False, nursery.cancel_scope)
+        await trio.aclose_forcefully(bot)
+        await trio.aclose_forcefully(server)
+
+    async def _pump(self, source: trio.SocketStream, sink: trio.SocketStream, number: int,
+                    upstream: bool, scope: trio.CancelScope) -> None:
+        buffer = bytearray()
+        try:
+            while data := await source.receive_some(65536):
+                buffer += data
+                while len(buffer) >= 4 and len(buffer) >= 4 + struct.unpack(">I", buffer[:4])[0]:
+                    size = 4 + struct.unpack(">I", buffer[:4])[0]
+                    frame, buffer = bytes(buffer[:size]), buffer[size:]
+                    message = msgpack.unpackb(frame[4:])
+                    if upstream and message.get("type") == "commit" and self.dropped is None:
+                        self.dropped = message  # the bot wrote it; the server never reads it
+                        scope.cancel()
+                        return
+                    (self.up if upstream else self.down).append((number, message))
+                    await sink.send_all(frame)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        scope.cancel()
+
+
+def test_a_bot_commits_again_when_its_commit_was_lost_with_the_link() -> None:
+    options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=10.0)
+    with running_server() as server_port, DropProxy(server_port) as proxy:
+        result = asyncio.run(asyncio.wait_for(
+            play_bot("127.0.0.1", proxy.port, HeuristicStrategy(), name="Heuri", create=options,
+                     add_bots=3), timeout=30))
+    lost = proxy.dropped
+    assert lost is not None and (lost["round"], lost["turn"]) == (1, 1)
+    # On the new connection, after the snapshot, the bot commits again: the server
+    # accepts that commit as the seat's own (its reply carries the request's id),
+    # so it was not the autopilot's, which would come at the deadline with no id.
+    snapshot_at = next(i for i, (n, m) in enumerate(proxy.down) if n == 1 and m["type"] == "snapshot")
+    assert proxy.down[snapshot_at][1]["commit"] is None  # the server never had it
+    again = [m for n, m in proxy.up if n == 1 and m["type"] == "commit"
+             and (m["round"], m["turn"]) == (1, 1)]
+    assert len(again) == 1 and again[0]["card"] == lost["card"]
+    accepted = [m for n, m in proxy.down[snapshot_at:]
+                if m["type"] == "commit_accepted" and (m["round"], m["turn"]) == (1, 1)]
+    assert [m.get("re") for m in accepted] == [again[0]["id"]]
+    assert result.games == 1 and result.errors == []
+
+
+# --- a session the server no longer knows ---------------------------------------------------
+
+
+def _start_server(port: int = 0) -> tuple[subprocess.Popen, int]:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "nimmt.server", "--host", "127.0.0.1", "--port", str(port),
+         "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert server.stdout is not None
+    match = ADDRESS.search(server.stdout.readline())
+    assert match, "the server did not say where it listens"
+    return server, int(match.group(1))
+
+
+def test_a_bot_takes_a_seat_again_after_the_server_restarted(caplog) -> None:
+    servers = [_start_server()]
+    port = servers[0][1]
+
+    def decide(view):  # the first decision: the server dies and a new one starts
+        if len(servers) == 1:
+            servers[0][0].kill()
+            servers[0][0].wait()
+            servers.append(_start_server(port))
+        return view.legal[0]
+
+    options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0)
+    try:
+        with caplog.at_level(logging.WARNING, logger="nimmt.bots"):
+            result = asyncio.run(asyncio.wait_for(
+                play_bot("127.0.0.1", port, decide, name="Phoenix", create=options, add_bots=3),
+                timeout=30))
+    finally:
+        for server, _ in servers:
+            server.kill()
+            server.wait()
+    assert len(servers) == 2
+    assert any(e.startswith("bad_token") for e in result.errors)  # the resume was refused
+    assert result.rejoins == 1 and result.games == 1 and result.stopped is None
+    assert "no longer knows our session" in caplog.text and "creating a table again" in caplog.text
+
+
+def test_a_bot_that_cannot_take_its_seat_again_stops_and_says_why(capsys) -> None:
+    with running_server() as port:
+        code = main([f"127.0.0.1:{port}", "--join", "t9"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "stopped: could not take a seat at table t9" in err
