@@ -220,6 +220,10 @@ class ProgramPlayer:
 
     async def _ask(self, ask: Ask) -> Decision | None:
         due = None if ask.deadline is None else ask.deadline - self.margin
+        if due is not None and time.monotonic() >= due:
+            log.info("no time left to ask the program (the last answer took it): "
+                     "the server's autopilot decides")
+            return None  # not the program's fault: it is not stopped
         if self._proc is not None and self._proc.returncode is not None:
             code = self._proc.returncode
             await self._stop()
