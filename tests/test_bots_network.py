@@ -8,9 +8,12 @@ import logging
 import subprocess
 import sys
 
+import pytest
+
 from nimmt import protocol as wire
 from nimmt.bots import HeuristicStrategy, RandomStrategy
 from nimmt.bots.runner import main, play_bot
+from nimmt.client import ClientError
 from bot_proxy import DropProxy
 from real_server import ADDRESS, running_server
 
@@ -85,10 +88,11 @@ def test_a_bot_commits_again_when_its_commit_was_lost_with_the_link() -> None:
 # --- a session the server no longer knows ---------------------------------------------------
 
 
-def _start_server(port: int = 0) -> tuple[subprocess.Popen, int]:
+def _start_server(port: int = 0, *args: str) -> tuple[subprocess.Popen, int]:
     server = subprocess.Popen(
         [sys.executable, "-m", "nimmt.server", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+         "--log-level", "warning", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert server.stdout is not None
     match = ADDRESS.search(server.stdout.readline())
     assert match, "the server did not say where it listens"
@@ -120,6 +124,26 @@ def test_a_bot_takes_a_seat_again_after_the_server_restarted(caplog) -> None:
     assert any(e.startswith("bad_token") for e in result.errors)  # the resume was refused
     assert result.rejoins == 1 and result.games == 1 and result.stopped is None
     assert "no longer knows our session" in caplog.text and "creating a table again" in caplog.text
+
+
+def test_a_bot_whose_server_never_comes_back_stops_with_a_message(tmp_path) -> None:
+    config = tmp_path / "server.toml"
+    config.write_text("reconnect_grace = 1.0\n")  # clients try to resume for 1 s
+    server, port = _start_server(0, "--config", str(config))
+
+    def decide(view):  # the first decision: the server dies for good
+        server.kill()
+        server.wait()
+        return view.legal[0]
+
+    options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0)
+    try:
+        with pytest.raises(ClientError, match="could not get it back"):
+            asyncio.run(asyncio.wait_for(
+                play_bot("127.0.0.1", port, decide, create=options, add_bots=3), timeout=20))
+    finally:
+        server.kill()
+        server.wait()
 
 
 def test_a_bot_that_cannot_take_its_seat_again_stops_and_says_why(capsys) -> None:
