@@ -300,6 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="seconds between resolution steps at a created table (default 0)")
     parser.add_argument("--turn-time", type=float, default=None,
                         help="seconds to commit a card at a created table (default: the server's)")
+    for variant, text in (("tactic-deck", "the Tactic deck (cards 1 to 10 x seats + 4)"),
+                          ("draft", "Draft: players pick their hands from an open pool"),
+                          ("professional", "Professional rows: cards may go before a row")):
+        parser.add_argument(f"--{variant}", action="store_true",
+                            help=f"a created table plays with {text}")
     parser.add_argument("--add-bots", type=int, default=0, metavar="N",
                         help="fill N seats of a created table with the server's built-in bots")
     parser.add_argument("--games", type=int, default=1, help="games to play before leaving (default 1)")
@@ -315,7 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         extra = {} if args.turn_time is None else {"turn_time": args.turn_time}
         try:
             create = wire.TableOptions(seats=args.seats, rounds=args.rounds,
-                                       step_delay=args.step_delay,
+                                       step_delay=args.step_delay, draft=args.draft,
+                                       tactic_deck=args.tactic_deck,
+                                       professional=args.professional,
                                        point_limit=None if args.rounds else 66, **extra)
         except wire.LocalProtocolError as exc:
             parser.error(f"bad table options: {exc}")

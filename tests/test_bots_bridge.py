@@ -84,12 +84,12 @@ def _play(port: int, player: ProgramPlayer, options: wire.TableOptions = FAST):
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-def test_the_example_javascript_bot_plays_whole_games(server_port: int) -> None:
-    command = ["node", str(EXAMPLE)]
+@pytest.mark.parametrize("variant", [[], ["--draft", "--professional", "--tactic-deck"]])
+def test_the_example_javascript_bot_plays_whole_games(server_port: int, variant: list[str]) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "nimmt.bots.runner", f"127.0.0.1:{server_port}", "--exec",
-         " ".join(command), "--create", "--add-bots", "3", "--rounds", "2", "--games", "2",
-         "--turn-time", "20"],
+         f"node {EXAMPLE}", "--create", "--add-bots", "3", "--rounds", "2", "--games", "2",
+         "--turn-time", "20", *variant],
         capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.count("game ") == 2 and "place" in run.stdout
@@ -175,3 +175,26 @@ def test_a_row_choice_is_answered_with_a_row() -> None:
     q = question(Ask(view, None))
     assert q["ask"] == "row" and q["card"] == 1 and q["legal"] == [0, 1, 2, 3]
     assert read_answer(view, '{"row": 2}') == ChooseRow(0, 2)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_example_javascript_bot_answers_every_kind_of_question() -> None:
+    base = {"seconds_left": 10.0, "seat": 0, "names": ["js", "a", "b"], "round": 1, "turn": 1,
+            "rows": [[10], [35], [45], [90, 91, 92, 93, 94]], "row_bullheads": [3, 2, 2, 7],
+            "totals": [0, 0, 0], "penalties": [0, 0, 0], "committed": [], "revealed": [],
+            "unresolved": [], "seen": [], "draft_pool": [], "draft_picks": [],
+            "options": {"players": 3, "tactic_deck": False, "draft": False,
+                        "professional": True, "point_limit": 66, "rounds": None, "deck": [1, 104]}}
+    questions = [
+        {**base, "ask": "commit", "hand": [5, 50, 95], "legal": [5, 50, 95]},
+        {**base, "ask": "row", "hand": [50, 95], "legal": [0, 1, 2, 3], "card": 5},
+        {**base, "ask": "tie", "hand": [50, 95], "card": 40,
+         "legal": [{"row": 1, "end": "right"}, {"row": 2, "end": "left"}]},
+        {**base, "ask": "draft", "hand": [], "legal": [55, 56, 60]},
+    ]
+    run = subprocess.run(["node", str(EXAMPLE)], input="".join(json.dumps(q) + "\n" for q in questions),
+                         capture_output=True, text=True, timeout=20)
+    assert run.returncode == 0, run.stderr  # it exits when its stdin closes
+    answers = [json.loads(line) for line in run.stdout.splitlines()]
+    # 50 goes on 45 (a second card); 5 fits no row; 95 is the sixth card of row 3.
+    assert answers == [{"card": 50}, {"row": 1}, {"row": 1, "end": "right"}, {"card": 56}]
