@@ -161,7 +161,7 @@ class ProgramPlayer:
         self.failures = 0  # failures in a row
         self.faults: list[str] = []  # one line for each failure, oldest first
         self._proc: asyncio.subprocess.Process | None = None
-        self._restart_at = 0.0
+        self._restarting: asyncio.Task[None] | None = None  # a restart after a failure
         self._lock = asyncio.Lock()
 
     def __repr__(self) -> str:
@@ -191,6 +191,10 @@ class ProgramPlayer:
 
     async def aclose(self) -> None:
         """Close the program's stdin (its cue to exit), give it a moment, then stop it."""
+        if self._restarting is not None:
+            self._restarting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ProgramError):
+                await self._restarting
         async with self._lock:
             proc = self._proc
             if proc is not None and proc.returncode is None and proc.stdin is not None:
@@ -203,10 +207,17 @@ class ProgramPlayer:
         self.failures += 1
         self.faults.append(what)
         wait = self.backoff[min(self.failures, len(self.backoff)) - 1]
-        self._restart_at = time.monotonic() + wait
+        if self.failures < self.max_failures:
+            self._restarting = asyncio.create_task(self._restart_after(wait))
         log.warning("the program %s %s; the server's autopilot decides this time. "
                     "Restarting it in %g s (failure %d in a row, the bridge gives up at %d).",
                     self.command, what, wait, self.failures, self.max_failures)
+
+    async def _restart_after(self, wait: float) -> None:
+        # Started at once after the wait, not at the next question: the program
+        # gets ready meanwhile, and its start-up time is not taken from an answer.
+        await asyncio.sleep(wait)
+        await self.start()
 
     # -- deciding ---------------------------------------------------------------------
     async def decide(self, ask: Ask) -> Decision | None:
@@ -229,12 +240,16 @@ class ProgramPlayer:
             await self._stop()
             self._fail(f"exited (code {code}) between questions")
         if self._proc is None:
-            wait = self._restart_at - time.monotonic()
-            if due is not None and time.monotonic() + max(wait, 0.0) >= due:
-                return None  # no time to restart before this deadline: the autopilot decides
-            if wait > 0:
-                await asyncio.sleep(wait)
-            await self.start()
+            if self._restarting is None:
+                self._restarting = asyncio.create_task(self._restart_after(0.0))
+            left = None if due is None else due - time.monotonic()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._restarting), left)
+            except TimeoutError:
+                return None  # not restarted before this deadline: the autopilot decides
+            finally:
+                if self._restarting.done():
+                    self._restarting = None
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
         line = json.dumps(question(ask), separators=(",", ":")) + "\n"

@@ -5,6 +5,7 @@ once, and it is started again for the next question."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import shutil
@@ -56,7 +57,7 @@ PROGRAM = textwrap.dedent("""
             f.write("ask\\n")
 """)
 
-FAST = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=0.6)
+FAST = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +124,7 @@ def test_a_program_that_keeps_failing_is_given_up_and_the_bot_says_so(
     script = tmp_path / "bot.py"  # every run misbehaves as a first run does
     script.write_text(PROGRAM.replace('open(log).read().count("start") == 1', "True"))
     player = ProgramPlayer(command, backoff=(0.0,), max_failures=3)
-    result = _play(server_port, player)
+    result = _play(server_port, player, dataclasses.replace(FAST, turn_time=0.5))
     assert player.starts == 3 and result.games == 0
     assert result.stopped is not None and "failed 3 times in a row" in result.stopped
     assert "wrote garbage" in result.stopped and "autopilot plays the seat" in result.stopped
