@@ -240,6 +240,8 @@ class ProgramPlayer:
             await self._stop()
             self._fail(f"exited (code {code}) between questions")
         if self._proc is None:
+            if self.failures >= self.max_failures:
+                return None
             if self._restarting is None:
                 self._restarting = asyncio.create_task(self._restart_after(0.0))
             left = None if due is None else due - time.monotonic()
@@ -247,8 +249,12 @@ class ProgramPlayer:
                 await asyncio.wait_for(asyncio.shield(self._restarting), left)
             except TimeoutError:
                 return None  # not restarted before this deadline: the autopilot decides
+            except ProgramError as exc:
+                self._restarting = None
+                self._fail(f"could not be started again ({exc})")
+                return None
             finally:
-                if self._restarting.done():
+                if self._restarting is not None and self._restarting.done():
                     self._restarting = None
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None

@@ -49,12 +49,15 @@ PROGRAM = textwrap.dedent("""
                 print(json.dumps({"card": 0}), flush=True)
             if fault == "always_garbage":
                 print("<html>", flush=True)
-            continue
+            if fault != "answers_once":
+                continue
         key = "row" if q["ask"] in ("row", "tie") else "card"
         choice = q["legal"][0]
         print(json.dumps({key: choice["row"] if isinstance(choice, dict) else choice}), flush=True)
         with open(log, "a") as f:
             f.write("ask\\n")
+        if first_run:
+            sys.exit(0)  # answers_once: gone before the next question
 """)
 
 FAST = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=1.0)
@@ -103,6 +106,7 @@ def test_the_example_javascript_bot_plays_whole_games(server_port: int, variant:
     ("garbage", "wrote garbage (not JSON: 'thinking about"),
     ("late", "answered late"),
     ("nonsense", "answered nonsense (card 0 is not legal now"),
+    ("answers_once", "code 0)"),  # seen as it exits, or when the next question finds it gone
 ])
 def test_a_program_that_fails_is_played_for_once_and_restarted(
         server_port: int, tmp_path: Path, caplog, fault: str, said: str) -> None:
