@@ -299,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--step-delay", type=float, default=0.0,
                         help="seconds between resolution steps at a created table (default 0)")
     parser.add_argument("--turn-time", type=float, default=None,
-                        help="seconds to commit a card at a created table (default: the server's)")
+                        help="seconds to commit a card at a created table (default 30)")
     for variant, text in (("tactic-deck", "the Tactic deck (cards 1 to 10 x seats + 4)"),
                           ("draft", "Draft: players pick their hands from an open pool"),
                           ("professional", "Professional rows: cards may go before a row")):
