@@ -4,11 +4,18 @@ seeing only what their seat is sent."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import subprocess
+import sys
+
+import pytest
 
 from nimmt import protocol as wire
 from nimmt.bots import HeuristicStrategy, RandomStrategy
 from nimmt.bots.runner import main, play_bot
-from real_server import running_server
+from nimmt.client import ClientError
+from bot_proxy import DropProxy
+from real_server import ADDRESS, running_server
 
 
 def test_a_network_bot_plays_games_to_the_end_without_a_refused_decision() -> None:
@@ -51,3 +58,97 @@ def test_nimmt_bot_command_says_what_is_wrong_without_a_server(capsys) -> None:
     assert main([f"127.0.0.1:{port}"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("nimmt-bot: ") and "Traceback" not in err
+
+
+# --- a commit lost with the link is sent again --------------------------------------------
+
+
+def test_a_bot_commits_again_when_its_commit_was_lost_with_the_link() -> None:
+    options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=10.0)
+    with running_server() as server_port, DropProxy(server_port) as proxy:
+        result = asyncio.run(asyncio.wait_for(
+            play_bot("127.0.0.1", proxy.port, HeuristicStrategy(), name="Heuri", create=options,
+                     add_bots=3), timeout=30))
+    lost = proxy.dropped
+    assert lost is not None and (lost["round"], lost["turn"]) == (1, 1)
+    # On the new connection, after the snapshot, the bot commits again: the server
+    # accepts that commit as the seat's own (its reply carries the request's id),
+    # so it was not the autopilot's, which would come at the deadline with no id.
+    snapshot_at = next(i for i, (n, m) in enumerate(proxy.down) if n == 1 and m["type"] == "snapshot")
+    assert proxy.down[snapshot_at][1]["commit"] is None  # the server never had it
+    again = [m for n, m in proxy.up if n == 1 and m["type"] == "commit"
+             and (m["round"], m["turn"]) == (1, 1)]
+    assert len(again) == 1 and again[0]["card"] == lost["card"]
+    accepted = [m for n, m in proxy.down[snapshot_at:]
+                if m["type"] == "commit_accepted" and (m["round"], m["turn"]) == (1, 1)]
+    assert [m.get("re") for m in accepted] == [again[0]["id"]]
+    assert result.games == 1 and result.errors == []
+
+
+# --- a session the server no longer knows ---------------------------------------------------
+
+
+def _start_server(port: int = 0, *args: str) -> tuple[subprocess.Popen, int]:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "nimmt.server", "--host", "127.0.0.1", "--port", str(port),
+         "--log-level", "warning", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert server.stdout is not None
+    match = ADDRESS.search(server.stdout.readline())
+    assert match, "the server did not say where it listens"
+    return server, int(match.group(1))
+
+
+def test_a_bot_takes_a_seat_again_after_the_server_restarted(caplog) -> None:
+    servers = [_start_server()]
+    port = servers[0][1]
+
+    def decide(view):  # the first decision: the server dies and a new one starts
+        if len(servers) == 1:
+            servers[0][0].kill()
+            servers[0][0].wait()
+            servers.append(_start_server(port))
+        return view.legal[0]
+
+    options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0)
+    try:
+        with caplog.at_level(logging.WARNING, logger="nimmt.bots"):
+            result = asyncio.run(asyncio.wait_for(
+                play_bot("127.0.0.1", port, decide, name="Phoenix", create=options, add_bots=3),
+                timeout=30))
+    finally:
+        for server, _ in servers:
+            server.kill()
+            server.wait()
+    assert len(servers) == 2
+    assert any(e.startswith("bad_token") for e in result.errors)  # the resume was refused
+    assert result.rejoins == 1 and result.games == 1 and result.stopped is None
+    assert "no longer knows our session" in caplog.text and "creating a table again" in caplog.text
+
+
+def test_a_bot_whose_server_never_comes_back_stops_with_a_message(tmp_path) -> None:
+    config = tmp_path / "server.toml"
+    config.write_text("reconnect_grace = 1.0\n")  # clients try to resume for 1 s
+    server, port = _start_server(0, "--config", str(config))
+
+    def decide(view):  # the first decision: the server dies for good
+        server.kill()
+        server.wait()
+        return view.legal[0]
+
+    options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0)
+    try:
+        with pytest.raises(ClientError, match="could not get it back"):
+            asyncio.run(asyncio.wait_for(
+                play_bot("127.0.0.1", port, decide, create=options, add_bots=3), timeout=20))
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_a_bot_that_cannot_take_its_seat_again_stops_and_says_why(capsys) -> None:
+    with running_server() as port:
+        code = main([f"127.0.0.1:{port}", "--join", "t9"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "stopped: could not take a seat at table t9" in err

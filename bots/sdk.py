@@ -1,0 +1,96 @@
+"""Write a bot in Python: a ``decide(view)`` function and one call to play it on a server.
+
+>>> from nimmt.bots.sdk import Phase, cheapest_row, play
+>>> def decide(view):
+...     if view.phase is Phase.ROW_CHOICE:
+...         return cheapest_row(view.rows)      # a row to take, 0..3
+...     if view.phase is Phase.TIE_CHOICE:
+...         return view.legal[0]                # a decision from view.legal
+...     if view.phase is Phase.DRAFT:
+...         return min(view.draft_pool)         # a card to pick
+...     return min(view.hand)                   # a card to commit
+>>> play(decide, "localhost:6066", name="Lowest", create=True, add_bots=3)  # doctest: +SKIP
+BotResult(table_id='t1', seat=0, games=1, places=[2], ...)
+
+Try ``decide`` on a game in process first (``nimmt.engine.Game``):
+
+>>> from nimmt.engine import Game, Options
+>>> decide(Game(Options(players=3), seed=2).view(1))
+5
+
+``decide`` gets the seat's ``View`` (``nimmt.engine.View``: hand, rows, totals,
+cards seen, ``legal``...; docs/BOTS.md) and returns one of ``view.legal``, or a
+bare card, row or ``Place`` (``nimmt.bots.players.to_decision``). A ``Strategy``
+subclass, or any object with a ``decide(view)`` method, works the same. The call
+connects, takes a seat, answers every decision (in a worker thread, so the
+connection stays alive while you think), resumes after a dropped connection, and
+returns a ``BotResult`` when its games are over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from nimmt import protocol as wire
+from nimmt.client.net import parse_address
+from nimmt.engine import (
+    ChooseRow,
+    ChooseTie,
+    Commit,
+    Decision,
+    DraftPick,
+    End,
+    Phase,
+    Place,
+    View,
+    bullheads,
+    cheapest_row,
+    places_for,
+    row_bullheads,
+)
+
+from .runner import BotResult, play_bot
+
+__all__ = [
+    "play", "play_async", "BotResult",
+    "View", "Phase", "Decision", "Commit", "ChooseRow", "ChooseTie", "DraftPick", "Place", "End",
+    "bullheads", "row_bullheads", "places_for", "cheapest_row",
+]
+
+
+def _table_options(create: bool | wire.TableOptions, seats: int,
+                   rounds: int | None) -> wire.TableOptions | None:
+    if isinstance(create, wire.TableOptions):
+        return create
+    if not create:
+        return None
+    return wire.TableOptions(seats=seats, rounds=rounds, point_limit=None if rounds else 66,
+                             step_delay=0.0)
+
+
+async def play_async(decide: Any, address: str = "localhost", *, name: str = "python bot",
+                     table: str | None = None, create: bool | wire.TableOptions = False,
+                     seats: int = 4, rounds: int | None = None, add_bots: int = 0,
+                     games: int = 1) -> BotResult:
+    """:func:`play` for code that already runs an asyncio loop."""
+    host, port = parse_address(address)
+    return await play_bot(host, port, decide, name=name, join=table,
+                          create=_table_options(create, seats, rounds), add_bots=add_bots,
+                          games=games)
+
+
+def play(decide: Any, address: str = "localhost", *, name: str = "python bot",
+         table: str | None = None, create: bool | wire.TableOptions = False, seats: int = 4,
+         rounds: int | None = None, add_bots: int = 0, games: int = 1) -> BotResult:
+    """Play ``games`` games on the server at ``address`` (``HOST[:PORT]``) with ``decide``.
+
+    Where to sit: ``table="t3"`` joins that table; ``create=True`` creates a table
+    of ``seats`` seats (ending after ``rounds`` rounds, or at 66 points), fills
+    ``add_bots`` seats with the server's bots and starts it when full (pass a
+    ``nimmt.protocol.TableOptions`` for every option); neither joins a waiting
+    table or creates one. Raises ``nimmt.client.ClientError`` (one line for a
+    person) if the server cannot be reached.
+    """
+    return asyncio.run(play_async(decide, address, name=name, table=table, create=create,
+                                  seats=seats, rounds=rounds, add_bots=add_bots, games=games))
