@@ -37,7 +37,8 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "protocol":     (("nimmt.protocol",),                        ()),
     "strategies":   (("nimmt.bots",),                            ("engine",)),
     "client":       (("nimmt.client",),                          ("protocol",)),
-    "network bot":  (("nimmt.bots.runner", "nimmt.bots.tracker"), ("client", "protocol", "engine", "strategies")),
+    "network bot":  (("nimmt.bots.runner", "nimmt.bots.tracker", "nimmt.bots.bridge", "nimmt.bots.sdk"),
+                     ("client", "protocol", "engine", "strategies")),
     "server":       (("nimmt.server",),                          ("engine", "protocol", "strategies")),
 }  # fmt: skip
 
