@@ -63,7 +63,15 @@ from nimmt.protocol import Message, TableInfo, TableOptions
 from .cards import MAX_ROW, row_bullheads
 from .decisions import COMMIT, DRAFT, ROW, TIE, Decision, Pending
 from .link import LinkLost, LinkRestored
-from .words import Words, cards_text, deadline_warning_text, error_hint, place_text, rows_text
+from .words import (
+    Words,
+    cards_text,
+    code_words,
+    deadline_warning_text,
+    error_hint,
+    place_text,
+    rows_text,
+)
 
 __all__ = ["TableModel", "SeatView", "LogLine", "RoundResult", "GameResult", "PHASES", "Step",
            "Notice"]
@@ -428,7 +436,10 @@ class TableModel:
 
     def _on_error(self, m: P.Error) -> None:
         self.last_error = m
-        self._say(f"Refused: {m.message or m.code}. {error_hint(m.code)}".strip(), "error")
+        if m.code == "bad_token":
+            return  # said by the welcome that follows (fresh session) in its own words
+        self._say(f"Refused: {m.message or code_words(m.code)}. {error_hint(m.code)}".strip(),
+                  "error")
 
     def _on_chat_message(self, m: P.ChatMessage) -> None:
         # names are unique at a table but not in the lobby, where the protocol sends no
@@ -584,7 +595,8 @@ class TableModel:
             self.my_commit = m.card
             if self.seat is not None:
                 self.committed.add(self.seat)
-            if m.re is None:  # not an answer to a request of ours: the server's autopilot
+            if m.re is None and (COMMIT, m.round, m.turn, 0) not in self._answered:
+                # not the answer to a commit of ours: the server's autopilot chose
                 text = f"Time ran out: the autopilot played {m.card} for you."
                 self._say(text, "warn")
                 self.notices.append(Notice(text, "error"))

@@ -128,7 +128,7 @@ def test_solo_end_to_end_keys_play_a_turn_on_the_real_server() -> None:
                     assert lowest not in m.hand and len(m.hand) == 9
                     assert any(f"Your {lowest} " in line.text for line in m.log)
                 finally:
-                    inp.send_text("\x03")
+                    inp.send_text("\x03\x03")  # Ctrl-C asks in a game: twice
                     outcome = await asyncio.wait_for(task, 5)
             assert not outcome.error and conn.closed
         finally:

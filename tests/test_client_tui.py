@@ -114,7 +114,7 @@ def ui_test(script: Callable[[Harness], Awaitable[None]], *, plan: StartPlan | N
                 await asyncio.wait_for(script(h), 10)
             finally:
                 if not h.task.done():
-                    inp.send_text("\x03")  # Ctrl-C: quit at once
+                    inp.send_text("\x03\x03")  # Ctrl-C twice: quit (even in a game)
             outcome = await asyncio.wait_for(h.task, 5)
             assert h.conn.closed
             return h, outcome
@@ -191,7 +191,7 @@ def test_tie_places_are_chosen_with_arrows() -> None:
                                        remaining=20.0),
                      P.TieChoiceRequest(round=1, turn=1, card=14, places=places,
                                         deadline=1e9, remaining=20.0))
-        assert "after 12 in row 1 or before 37 in row 2" in text_of(render.prompt_line(h.c, 0))
+        assert "after 12 in row 1 (free) or before 37 in row 2 (free)" in text_of(render.prompt_line(h.c, 0))
         await h.keys(RIGHT + ENTER)
         tie = h.sent(P.ChooseTie)[-1]
         assert (tie.round, tie.turn, tie.place) == (1, 1, places[1])
@@ -302,7 +302,7 @@ def test_the_screen_shows_rows_bullheads_seats_and_the_clock() -> None:
                      P.Placed(seat=1, card=55, row=3, end="right"))
         rows = text_of(render.rows_panel(h.c))
         assert " 1 │  12¹" in rows and " 55⁷" in rows
-        assert "Committed: 1 of 4" in rows
+        assert "Cards chosen: 1 of 4" in rows
         players = text_of(render.players_panel(h.c))
         assert "left" in players.splitlines()[0]  # countdown: points left, not totals
         assert "66" in players and "+1" in players and "✓" in players
@@ -311,7 +311,7 @@ def test_the_screen_shows_rows_bullheads_seats_and_the_clock() -> None:
         assert "Your move" in prompt and "0:09" in prompt
         hand = render.hand_line(h.c)
         cursor = [t for s, t in hand if "card.cursor" in s]
-        assert cursor == ["  5²"]  # 5 carries 2 bullheads
+        assert cursor == ["[", "  5²", "]"]  # 5 carries 2 bullheads; brackets: no colour needed
     ui_test(script, clock=clock)
 
 
