@@ -49,6 +49,8 @@ WIDE = 100
 #: From this width on, the event log has its own column on the right.
 LOG_ASIDE = 150
 PLAYERS_ASIDE_WIDTH = 36
+#: Width of the table's column when the log is beside it.
+MAIN_ASIDE_WIDTH = 110
 
 
 def _lines(frags: StyleAndTextTuples) -> int:
@@ -65,16 +67,20 @@ class Screen:
         self.size: Callable[[], Size] = lambda: Size(rows=24, columns=80)
         self.chat = Buffer(multiline=False, name="chat")
         ctl = FormattedTextControl
+        cols = lambda: self.size().columns  # noqa: E731
 
         def text(fn: Callable[[], StyleAndTextTuples]) -> FormattedTextControl:
             return ctl(fn, show_cursor=False)
 
         def fit(fn: Callable[[], StyleAndTextTuples], width: Callable[[], int],
                 lo: int = 1) -> Callable[[], Dimension]:
-            return lambda: Dimension.exact(max(lo, frags_height(fn(), width())))
+            def height() -> Dimension:
+                frags = fn()
+                return Dimension.exact(max(lo, frags_height(frags, width()) if frags else 0))
+            return height
 
-        cols = lambda: self.size().columns  # noqa: E731
-        self.title = Window(text(lambda: render.title_bar(c)), height=1, style="class:title")
+        self.title = Window(text(lambda: render.title_bar(c, self.size().columns)), height=1,
+                            style="class:title")
 
         # -- the table
         rows_text = lambda: render.rows_panel(c, self.rows_width())  # noqa: E731
@@ -86,7 +92,7 @@ class Screen:
         side_players = Window(text(players_text), wrap_lines=False,
                               width=PLAYERS_ASIDE_WIDTH)
         self.top = DynamicContainer(lambda: self._top(rows, players, side_players))
-        prompt_text = lambda: render.prompt_line(c, self.clock())  # noqa: E731
+        prompt_text = lambda: render.prompt_line(c, self.clock(), self.main_width())  # noqa: E731
         self.prompt = Window(text(prompt_text), wrap_lines=True,
                              height=fit(prompt_text, self.main_width),
                              style="class:prompt.other")
@@ -98,13 +104,14 @@ class Screen:
                 get_cursor_position=self._log_end),
             wrap_lines=True, height=Dimension(min=1))
         log_title = Window(text(lambda: render.log_title(c, self.log_width())), height=1)
-        self.log = HSplit([log_title, self.log_window])
+        self.log = ConditionalContainer(HSplit([log_title, self.log_window]),
+                                        filter=Condition(lambda: self.spare_lines() >= 2))
         main = HSplit([self.top, self.prompt, self.hand])
         self.table_narrow = HSplit([main, self.log])
         self.table_aside = VSplit([
-            HSplit([main, Window()]),
+            HSplit([main, Window()], width=lambda: Dimension.exact(self.main_width())),
             Window(width=1, char="│", style="class:frame.border"),
-            HSplit([self.log], width=Dimension(weight=1)),
+            HSplit([self.log], width=lambda: Dimension.exact(self.log_width())),
         ])
 
         # -- the lobby
@@ -117,7 +124,8 @@ class Screen:
         ])
 
         # -- too small
-        self.too_small = Window(text(lambda: render.too_small(cols(), self.size().rows)),
+        self.too_small = Window(text(lambda: render.too_small(
+            cols(), self.size().rows, -self.spare_lines())),
                                 wrap_lines=True)
 
         self.chat_window = Window(BufferControl(self.chat), height=1)
@@ -126,13 +134,16 @@ class Screen:
                     self.chat_window]),
             filter=Condition(lambda: c.ui.chat_open))
         status_text = lambda: render.status_line(c)  # noqa: E731
-        keys_text = lambda: render.keys_line(c)  # noqa: E731
+        keys_text = lambda: render.keys_line(c, cols())  # noqa: E731
+        self._status_text, self._keys_text = status_text, keys_text
+        self._prompt_text, self._hand_text = prompt_text, hand_text
         fits = Condition(self.fits)
         root = HSplit([
             ConditionalContainer(self.title, filter=fits),
             DynamicContainer(self._body),
             ConditionalContainer(HSplit([
-                Window(text(status_text), wrap_lines=True, height=fit(status_text, cols)),
+                Window(text(status_text), wrap_lines=True,
+                       height=fit(status_text, cols, 0)),
                 chat_bar,
                 Window(text(keys_text), wrap_lines=True, height=fit(keys_text, cols),
                        style="class:keys"),
@@ -147,9 +158,33 @@ class Screen:
 
     # -- sizes --------------------------------------------------------------------
     def fits(self) -> bool:
-        """Whether the terminal can show the table (else only a message shows)."""
+        """Whether the terminal can show the table (else only a message shows): at
+        least 60×20, and room for everything but the event log."""
         size = self.size()
-        return size.columns >= MIN_COLUMNS and size.rows >= MIN_LINES
+        if size.columns < MIN_COLUMNS or size.rows < MIN_LINES:
+            return False
+        return self.c.model.table is None or self.spare_lines() >= 0
+
+    def spare_lines(self) -> int:
+        """Lines left for the event log once the rest of the table is laid out."""
+        size, c = self.size(), self.c
+        cols, main = size.columns, self.main_width()
+        if cols >= LOG_ASIDE:
+            return size.rows - 2  # the log has its own column
+        need = 1 + self._top_height() + frags_height(self._prompt_text(), main)
+        need += frags_height(self._hand_text(), main)
+        status = self._status_text()
+        need += frags_height(status, cols) if status else 0
+        need += frags_height(self._keys_text(), cols) + (1 if c.ui.chat_open else 0)
+        return size.rows - need
+
+    def _top_height(self) -> int:
+        rows = frags_height(render.rows_panel(self.c, self.rows_width()), self.rows_width())
+        if self.main_width() >= WIDE:
+            return max(rows, frags_height(render.players_panel(self.c, PLAYERS_ASIDE_WIDTH),
+                                          PLAYERS_ASIDE_WIDTH))
+        return rows + frags_height(render.players_panel(self.c, self.players_width()),
+                                   self.players_width())
 
     def main_width(self) -> int:
         cols = self.size().columns
@@ -157,7 +192,8 @@ class Screen:
 
     def log_width(self) -> int:
         cols = self.size().columns
-        return max(40, cols // 3) if cols >= LOG_ASIDE else cols
+        # the table takes what it can use (rows with their notes, players); the log the rest
+        return max(40, cols - MAIN_ASIDE_WIDTH - 1) if cols >= LOG_ASIDE else cols
 
     def rows_width(self) -> int:
         w = self.main_width()
@@ -171,11 +207,7 @@ class Screen:
         if self.main_width() >= WIDE:
             return VSplit([rows, Window(width=1, char="│", style="class:frame.border"),
                            side_players],
-                          height=lambda: Dimension.exact(max(
-                              frags_height(render.rows_panel(self.c, self.rows_width()),
-                                           self.rows_width()),
-                              frags_height(render.players_panel(self.c, PLAYERS_ASIDE_WIDTH),
-                                           PLAYERS_ASIDE_WIDTH))))
+                          height=lambda: Dimension.exact(self._top_height()))
         return HSplit([rows, players])
 
     def _body(self) -> Container:

@@ -23,7 +23,7 @@ from .controller import Controller
 from .state import FORM_FIELDS, POOL_COLUMNS
 
 __all__ = [
-    "card_chip", "title_bar", "rows_panel", "players_panel", "prompt_line", "hand_line",
+    "card_chip", "slot", "title_bar", "rows_panel", "players_panel", "prompt_line", "hand_line",
     "log_lines", "log_title", "lobby_panel", "form_panel", "status_line", "keys_line",
     "help_text", "clock_text", "too_small", "frags_height", "MIN_COLUMNS", "MIN_LINES",
     "PLAYER_WIDTH", "ROWS_WIDTH",
@@ -45,6 +45,17 @@ def card_chip(card: int, extra: str = "") -> tuple[str, str]:
     bh = bullheads(card)
     style = f"class:card.h{bh}" + (f" {extra}" if extra else "")
     return (style, f"{card:>3}{SUPERSCRIPT.get(bh, str(bh))}")
+
+
+def slot(card: int, style: str = "", marked: bool = False, after: str = " ") -> Frags:
+    """A card in a 6-wide slot: `` 22⁵ `` or, ``marked``, `` [22⁵]`` (no colour needed).
+    ``after``: the last character when not marked (e.g. ``✔``)."""
+    chip_style, text = card_chip(card, style)
+    if not marked:
+        return [(style, " "), (chip_style, text), (style if after == " " else "class:mark.ok",
+                                                   after)]
+    core = text.strip()
+    return [("", " " * (4 - len(core))), (style, "["), (chip_style, core), (style, "]")]
 
 
 def clock_text(seconds: float | None, hot: bool = False, unknown: bool = False
@@ -95,7 +106,13 @@ def _plural(n: int, word: str) -> str:
 
 
 # ---------------------------------------------------------------- title
-def title_bar(c: Controller) -> Frags:
+def title_bar(c: Controller, width: int = 200) -> Frags:
+    """Who you are, where, the round and turn; the table's name goes when narrow."""
+    full = _title(c, with_name=True)
+    return full if frags_width(full) <= width else _title(c, with_name=False)
+
+
+def _title(c: Controller, with_name: bool) -> Frags:
     m = c.model
     out: Frags = [("class:title.app", " nimmt ")]
     out.append(("class:title.online", " ● ") if m.online else
@@ -105,7 +122,7 @@ def title_bar(c: Controller) -> Frags:
         out.append(("class:title.name", name))
     if m.table is not None:
         out.append(("class:title", f" · table {m.table.table_id}"
-                    + (f" “{m.table.name}”" if m.table.name else "")))
+                    + (f" “{m.table.name}”" if m.table.name and with_name else "")))
         if m.watching:
             out.append(("class:title.watch", " · watching"))
         if m.phase == "over":
@@ -177,9 +194,7 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
             slots.insert(0, ghost) if tie_at.end == "left" else slots.append(ghost)
         cost = row_bullheads(row)
     for card, style, bracketed in slots:
-        out.append((style, "[" if bracketed else " "))
-        out.append(card_chip(card, style))
-        out.append((style, "]" if bracketed else " "))
+        out.extend(slot(card, style, bracketed))
     for _ in range(len(slots), MAX_ROW + 1):
         out.append(("class:row.empty", "   ·  "))
     out.append(("class:dim", "│"))
@@ -195,8 +210,10 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
     elif len(m.rows[i]) >= MAX_ROW and room >= 6:
         out.append(("class:row.full", " full!" if room < 26 else
                     " full! the next card here takes it"))
-    elif cursor and d is not None:
-        out.append(("class:row.cursor", " ◀ Enter takes this row"[: max(0, room)]))
+    elif cursor and d is not None and room >= 23:
+        out.append(("class:row.cursor", " ◀ Enter takes this row"))
+    elif cursor and d is not None and room >= 8:
+        out.append(("class:row.cursor", " ◀ Enter"))
     return out
 
 
@@ -217,15 +234,17 @@ def _table_lines(c: Controller, width: int) -> Frags:
         for seat, card, state in m.plays:
             name = m.name_of(seat) if seat != m.seat else "you"
             who = ("class:seat.me" if seat == m.seat else "", f" {name}")
+            chip = card_chip(card, "class:dim" if state == "placed" else "")
+            chip = (chip[0], chip[1].strip())
             if state == "now":
-                items.append([("class:card.placed", "["), card_chip(card, "class:card.placed"),
-                              who, ("class:card.placed", "]")])
+                items.append([("class:card.placed", "["), (chip[0] + " class:card.placed", chip[1]),
+                              (who[0] + " class:card.placed", who[1]),
+                              ("class:card.placed", "]")])
             elif state == "placed":
-                items.append([card_chip(card, "class:dim"), (who[0] or "class:dim", who[1]),
-                              ("class:mark.ok", " ✓")])
+                items.append([chip, (who[0] or "class:dim", who[1]), ("class:mark.ok", " ✓")])
             else:
-                items.append([card_chip(card), who])
-        out.extend(_flow(items, width, lead=[("class:panel.head", "  Plays:")], sep=" · "))
+                items.append([chip, who])
+        out.extend(_flow(items, width, lead=[("class:panel.head", "  Plays: ")], sep=" · "))
     elif m.phase == "commit":
         total = sum(1 for s in m.seats if not s.empty)
         out.append(("class:dim", f"  Cards chosen: {len(m.committed)} of {total}"))
@@ -292,9 +311,7 @@ def _draft_pool(c: Controller) -> Frags:
         if i % POOL_COLUMNS == 0:
             out.append(("", "\n "))
         sel = i == cursor
-        out.append(("class:card.cursor" if sel else "", "[" if sel else " "))
-        out.append(card_chip(card, "class:card.cursor" if sel else ""))
-        out.append(("class:card.cursor" if sel else "", "]" if sel else " "))
+        out.extend(slot(card, "class:card.cursor" if sel else "", sel))
     out.append(("", "\n"))
     if m.draft_picks:
         seat, card = m.draft_picks[-1]
@@ -314,9 +331,9 @@ def players_panel(c: Controller, width: int = 40) -> Frags:
     out: Frags = []
     if cols == 1:
         head = "left" if countdown else "total"
-        out.append(("class:panel.head", f"  {'Players':<12} {'card':>4}{head:>6}{'round':>6}\n"))
+        out.append(("class:panel.head", f"  {'Players':<12}{'card':>6}{head:>6}{'round':>6}\n"))
     cards = {seat: (card, state) for seat, card, state in m.plays}
-    entries = [_player_entry(c, s, cards) for s in seats]
+    entries = [_player_entry(c, s, cards, 6 if cols == 1 else 4) for s in seats]
     for line in range(per_col):
         for col in range(cols):
             k = col * per_col + line
@@ -325,14 +342,17 @@ def players_panel(c: Controller, width: int = 40) -> Frags:
             entry = entries[k]
             out.extend(entry)
             if col < cols - 1 and k + per_col < len(entries):
-                out.append(("", " " * max(1, PLAYER_WIDTH - frags_width(entry))))
+                out.append(("", " " * max(0, PLAYER_WIDTH - frags_width(entry))))
         out.append(("", "\n"))
     if m.table is not None and m.table.spectators:
         out.append(("class:dim", f"  {m.table.spectators} watching\n"))
+    if out and out[-1][1].endswith("\n"):
+        out[-1] = (out[-1][0], out[-1][1][:-1])
     return out
 
 
-def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]]) -> Frags:
+def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
+                  number_width: int = 4) -> Frags:
     from ..model import SeatView  # local: only for the type
     assert isinstance(s, SeatView)
     m = c.model
@@ -340,25 +360,20 @@ def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]]) -
         return [("class:dim", f"  {s.index + 1:>2} (empty seat)")]
     style = "class:seat.me" if s.me else ("class:seat.away" if not s.connected else "")
     out: Frags = [("class:seat.me", "▶ " if s.me else "  ")]
-    out.append((style, f"{(s.name or '')[:11]:<11}"))
+    out.append((style, f"{(s.name or '')[:10]:<10}"))
     tag = ("★" if s.host else " ") + ("⚙" if s.kind == "bot" else " ")
     out.append(("class:seat.tag", tag))
     played = cards.get(s.index)
     if played is not None:
         card, state = played
-        if state == "now":
-            out.append(("class:card.placed", "["))
-            out.append(card_chip(card, "class:card.placed"))
-            out.append(("class:card.placed", "]"))
-        else:
-            out.append(("", " "))
-            out.append(card_chip(card, "class:dim" if state == "placed" else ""))
-            out.append(("", " "))
+        out.extend(slot(card, "class:card.placed" if state == "now" else
+                        ("class:dim" if state == "placed" else ""), state == "now"))
     else:
         out.append(("", "      "))
-    out.append(("", f"{m.display_total(s.index):>4}"))
+    n = number_width
+    out.append(("", f"{m.display_total(s.index):>{n}}"))
     pen = f"+{s.penalties}" if s.penalties else "·"
-    out.append(("class:seat.pen" if s.penalties else "class:dim", f"{pen:>4}"))
+    out.append(("class:seat.pen" if s.penalties else "class:dim", f"{pen:>{n}}"))
     if s.deciding:
         out.append(("class:mark.wait", " ⌛"))
     elif not s.connected:
@@ -371,7 +386,7 @@ def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]]) -
 
 
 # ---------------------------------------------------------------- prompt
-def prompt_line(c: Controller, now: float) -> Frags:
+def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
     """The decision bar: what you must do now, or whom the table waits for, and the clock."""
     m = c.model
     clock = clock_text(m.seconds_left(now), hot=m.hurry, unknown=m.clock_unknown)
@@ -385,8 +400,9 @@ def prompt_line(c: Controller, now: float) -> Frags:
             text = f"Committed {d.committed} · Enter on another card replaces it{tail}"
         elif d.kind == ROW:
             costs = "  ".join(f"{r + 1}:{m.row_cost(r)}" for r in sorted(d.rows))
-            text = (f"Your {d.card} fits no row: press 1–4 to take one "
-                    f"(bullheads {costs})")
+            text = f"Your {d.card} fits no row: press 1–4 to take one"
+            if width >= 90:
+                text += f" (bullheads {costs})"
         elif d.kind == TIE:
             options = " or ".join(_tie_place_text(c, p) for p in d.places)
             text = f"Your {d.card} may go {options}: ←/→ then Enter"
@@ -467,11 +483,8 @@ def hand_line(c: Controller, width: int = 80) -> Frags:
             extra.append("class:card.cursor")
         if card == m.my_commit:
             extra.append("class:card.committed")
-        style = " ".join(extra)
-        chips.append((style, "[" if sel else " "))
-        chips.append(card_chip(card, style))
-        chips.append(("class:mark.ok" if card == m.my_commit else style,
-                      "✔" if card == m.my_commit else ("]" if sel else " ")))
+        chips.extend(slot(card, " ".join(extra), sel,
+                          after="✔" if card == m.my_commit else " "))
     count = f"  {_plural(len(m.hand), 'card')}"
     used = frags_width(chips)
     out: Frags = []
@@ -568,13 +581,19 @@ def form_panel(c: Controller) -> Frags:
 
 # ---------------------------------------------------------------- status, keys, help
 def status_line(c: Controller) -> Frags:
+    """The last confirmation or refusal ([] when there is none: the line goes away)."""
     s = c.current_status()
     if s is None:
-        return [("class:status", " ")]
+        return []
     return [(f"class:status.{s.kind}", f" {s.text} ")]
 
 
-def keys_line(c: Controller) -> Frags:
+#: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
+_OPTIONAL_KEYS: Final = ("chat", "refresh", "leave", "remove bot", "watch", "cancel")
+
+
+def keys_line(c: Controller, width: int = 200) -> Frags:
+    """The key hints, on one line: the less needed ones go when it is narrow."""
     m, ui = c.model, c.ui
     if ui.chat_open:
         pairs: Sequence[tuple[str, str]] = (("Enter", "send"), ("Esc", "cancel"))
@@ -597,6 +616,11 @@ def keys_line(c: Controller) -> Frags:
         elif not m.in_game and m.is_host:
             pairs = [("a", "add bot"), ("x", "remove bot"), ("s", "start")]
         pairs += [("c", "chat"), ("L", "leave"), ("?", "help"), ("q", "quit")]
+    pairs = list(pairs)
+    for what in _OPTIONAL_KEYS:
+        if sum(len(k) + len(w) + 4 for k, w in pairs) <= width:
+            break
+        pairs = [(k, w) for k, w in pairs if w != what]
     out: Frags = []
     for key, what in pairs:
         out.append(("class:keys.key", f" {key} "))
@@ -628,10 +652,15 @@ def help_text() -> Frags:
     return [("class:help", HELP)]
 
 
-def too_small(columns: int, lines: int) -> Frags:
-    """The whole screen when the terminal cannot show the table."""
-    return [("class:status.error",
-             f" This terminal is {columns}×{lines}: nimmt needs at least "
-             f"{MIN_COLUMNS}×{MIN_LINES}. "),
+def too_small(columns: int, lines: int, missing: int = 0) -> Frags:
+    """The whole screen when the terminal cannot show the table (``missing``: lines
+    this table lacks at this size, when the terminal is above the minimum)."""
+    if columns >= MIN_COLUMNS and lines >= MIN_LINES and missing > 0:
+        text = (f" This table needs {_plural(missing, 'more line')} than this "
+                f"{columns}×{lines} terminal has. ")
+    else:
+        text = (f" This terminal is {columns}×{lines}: nimmt needs at least "
+                f"{MIN_COLUMNS}×{MIN_LINES}. ")
+    return [("class:status.error", text),
             ("", "\n\n Make the window larger to go on playing (nothing is\n"
                  " played meanwhile; the autopilot plays at the deadline).\n\n q: quit")]
