@@ -187,6 +187,13 @@ class PtyProcess:
                 except OSError:
                     return
 
+    def resize(self, columns: int, lines: int) -> None:
+        """Change the terminal's size (as a window manager would) and tell the process."""
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        with self._lock:
+            self.screen = Screen(columns, lines)
+        self.proc.send_signal(signal.SIGWINCH)
+
     def text(self) -> str:
         with self._lock:
             return self.screen.text()

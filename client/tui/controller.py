@@ -173,6 +173,13 @@ class Controller:
             self.status(notice.text, notice.kind)
         m.notices.clear()
 
+    def _too_small(self) -> bool:
+        """True (and says so) when the screen cannot show the table: no blind moves."""
+        if self.fits():
+            return False
+        self.status("The window is too small: that key did nothing.", "error")
+        return True
+
     def _solo_start(self) -> None:
         m = self.model
         if m.phase == "waiting" and m.is_host and m.table is not None \
@@ -199,8 +206,8 @@ class Controller:
     # ------------------------------------------------------------------ keys
     def horizontal(self, delta: int) -> None:
         """←/→ (h/l): the card, place or draft pick under the cursor; form values."""
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         ui, d = self.ui, self.model.decision
         if ui.form is not None:
             ui.form.change(delta)
@@ -217,8 +224,8 @@ class Controller:
 
     def vertical(self, delta: int) -> None:
         """↑/↓ (k/j): the lobby's table list, form fields, rows, places, the draft pool."""
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         ui, d = self.ui, self.model.decision
         if ui.form is not None:
             ui.form.move(delta)
@@ -235,8 +242,8 @@ class Controller:
 
     def enter(self) -> None:
         """Enter: create (form), join (lobby), commit / choose / pick (game)."""
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         ui, m = self.ui, self.model
         if ui.form is not None:
             self.create_table()
@@ -261,8 +268,8 @@ class Controller:
 
     def choose_row(self, number: int) -> None:
         """1–4: take row ``number`` (as people count) when asked; a tie: go to that row."""
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         d = self.model.decision
         row = number - 1
         if d is not None and d.kind == ROW:
@@ -315,8 +322,8 @@ class Controller:
         return tables[max(0, min(self.ui.table_cursor, len(tables) - 1))]
 
     def join_selected(self) -> None:
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         t = self.selected_table()
         if t is None:
             self.status("No table yet: press n to create one.", "info")
@@ -326,8 +333,8 @@ class Controller:
             self.send(P.Join(table_id=t.table_id))
 
     def watch_selected(self) -> None:
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         t = self.selected_table()
         if self.model.table is not None:
             self.status("Leave your table first (L).", "info")
@@ -340,8 +347,8 @@ class Controller:
         self.send(P.ListTables())
 
     def open_form(self) -> None:
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         if self.model.table is not None:
             self.status("Leave your table first (L).", "info")
             return
@@ -361,8 +368,8 @@ class Controller:
 
     # -- at a table ---------------------------------------------------------------
     def add_bot(self) -> None:
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         self.send(P.AddBot(name=self._bot_name()))
 
     def _bot_name(self, extra: int = 0) -> str:
@@ -380,8 +387,8 @@ class Controller:
             n += 1
 
     def remove_bot(self) -> None:
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         t = self.model.table
         bots = [i for i, s in enumerate(t.seats) if s is not None and s.strategy] if t else []
         if not bots:
@@ -390,21 +397,21 @@ class Controller:
             self.send(P.RemoveBot(seat=bots[-1]))
 
     def start_game(self) -> None:
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         self.send(P.Start())
 
     def take_seat(self) -> None:
         """A spectator sits down (if the game has not started)."""
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         t = self.model.table
         if t is not None and self.model.watching:
             self.send(P.Join(table_id=t.table_id))
 
     def leave(self) -> None:
-        if not self.fits():
-            return  # too small to show the table: no blind moves
+        if self._too_small():
+            return
         m = self.model
         if m.table is None:
             return
@@ -421,8 +428,7 @@ class Controller:
             if self.plan.solo:
                 text = "Quit? This ends your solo game (its server stops). Press q again."
             else:
-                text = ("Quit? The autopilot plays your seat until you come back (run "
-                        "nimmt-client again). Press q again.")
+                text = "Quit? The autopilot plays for you until you come back. Press q again."
             self.status(text, "error", CONFIRM_SECONDS)
             return
         self.exit()

@@ -125,7 +125,7 @@ class Screen:
 
         # -- too small
         self.too_small = Window(text(lambda: render.too_small(
-            cols(), self.size().rows, -self.spare_lines())),
+            c, cols(), self.size().rows, -self.spare_lines())),
                                 wrap_lines=True)
 
         self.chat_window = Window(BufferControl(self.chat), height=1)

@@ -652,7 +652,7 @@ def help_text() -> Frags:
     return [("class:help", HELP)]
 
 
-def too_small(columns: int, lines: int, missing: int = 0) -> Frags:
+def too_small(c: Controller, columns: int, lines: int, missing: int = 0) -> Frags:
     """The whole screen when the terminal cannot show the table (``missing``: lines
     this table lacks at this size, when the terminal is above the minimum)."""
     if columns >= MIN_COLUMNS and lines >= MIN_LINES and missing > 0:
@@ -663,4 +663,5 @@ def too_small(columns: int, lines: int, missing: int = 0) -> Frags:
                 f"{MIN_COLUMNS}×{MIN_LINES}. ")
     return [("class:status.error", text),
             ("", "\n\n Make the window larger to go on playing (nothing is\n"
-                 " played meanwhile; the autopilot plays at the deadline).\n\n q: quit")]
+                 " played meanwhile; the autopilot plays at the deadline).\n\n q: quit\n\n"),
+            *status_line(c)]
