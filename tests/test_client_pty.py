@@ -87,3 +87,37 @@ def test_below_the_minimum_only_a_message_shows_and_enter_plays_nothing(tmp_path
             assert client.proc.wait(timeout=10) == 0
         finally:
             client.close()
+
+
+def test_a_new_client_for_the_same_server_returns_to_the_seat(tmp_path) -> None:
+    with running_server("--bots", "3", "--step-delay", "0.05") as port:
+        argv = client_argv(f"127.0.0.1:{port}", "--name", "Tess", "--state-dir", str(tmp_path))
+        first = PtyProcess(argv, 80, 24)
+        try:
+            first.wait_for(lambda t: "You against" in t, "the lobby")
+            first.type("\r")
+            first.wait_for(lambda t: "Your move" in t, "the first turn")
+            first.type("\x03")  # Ctrl-C asks, like q
+            first.wait_for(lambda t: "Quit?" in t, "the quit question")
+            first.type("\x03")
+            assert first.proc.wait(timeout=10) == 0
+        finally:
+            first.close()
+        again = PtyProcess(argv, 80, 24)
+        try:
+            text = again.wait_for(lambda t: "Welcome back" in t and "turn " in t,
+                                  "the seat again")
+            assert "Tess" in text.splitlines()[0] and "t1" in text.splitlines()[0]
+            again.type("q")
+            again.wait_for(lambda t: "Quit?" in t, "the quit question (in a game again)")
+        finally:
+            again.close()
+        (tmp_path / next(tmp_path.iterdir()).name).write_text(
+            '{"server": "x", "name": "Tess", "token": "tok_forgotten_0123456789"}')
+        fresh = PtyProcess(argv, 80, 24)
+        try:
+            text = fresh.wait_for(lambda t: "no longer knows your earlier session" in t,
+                                  "a fresh session after a bad token")
+            assert "lobby" in text.splitlines()[0]
+        finally:
+            fresh.close()
