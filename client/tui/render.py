@@ -271,7 +271,7 @@ def _round_result(c: Controller, width: int) -> Frags:
                       ("class:seat.pen" if r.penalties[seat] else "class:dim",
                        f" +{r.penalties[seat]}"), ("", f" → {shown}")])
     rule = "points left, more is better" if countdown else "fewer is better"
-    lead: Frags = [("class:log.round", f"  Round {r.round} over ({rule}):")]
+    lead: Frags = [("class:log.round", f"  Round {r.round} over ({rule}): ")]
     return _flow(items, width, lead=lead, sep=" · ")
 
 
