@@ -99,7 +99,9 @@ def test_the_round_result_stays_until_the_next_round_and_the_game_ends_with_a_ra
          P.RowsDealt(rows=((20,), (30,), (40,), (50,))))
     assert "Round 1 over" in rows_text(c)  # until the next round's first decision
     feed(m, P.TurnStarted(round=2, turn=1, deadline=1e9, remaining=30.0))
-    assert "Round 1 over" not in rows_text(c)
+    assert "Round 1 over" in rows_text(c)  # your first decision of round 2 is not made yet
+    feed(m, P.CommitAccepted(round=2, turn=1, card=1, re=7))
+    assert "Round 1 over" not in rows_text(c) and "Cards chosen: 1 of 4" in rows_text(c)
     feed(m, P.RoundScored(round=2, penalties=(70, 0, 0, 0), totals=(75, 0, 12, 1)),
          P.GameOver(totals=(75, 0, 12, 1), places=(4, 1, 3, 2), winners=(1,)))
     shown = rows_text(c)

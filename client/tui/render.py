@@ -245,14 +245,28 @@ def _table_lines(c: Controller, width: int) -> Frags:
             else:
                 items.append([chip, who])
         out.extend(_flow(items, width, lead=[("class:panel.head", "  Plays: ")], sep=" · "))
+    elif _round_moment(c):
+        out.extend(_round_result(c, width))
     elif m.phase == "commit":
         total = sum(1 for s in m.seats if not s.empty)
         out.append(("class:dim", f"  Cards chosen: {len(m.committed)} of {total}"))
-    elif m.phase in ("scored", "deal") and m.last_round is not None \
-            and m.last_round.round in (m.round, m.round - 1):
-        out.extend(_round_result(c, width))
     return out
 
+
+def _round_moment(c: Controller) -> bool:
+    """The end-of-round moment: from the round's score until your first decision of
+    the next round is made (your first commit, or the first turn's reveal)."""
+    m = c.model
+    r = m.last_round
+    if r is None:
+        return False
+    if m.phase == "scored":
+        return r.round == m.round
+    if r.round != m.round - 1:
+        return False
+    if m.phase in ("deal", "draft"):
+        return True
+    return m.phase == "commit" and m.turn == 1 and m.my_commit is None
 
 def _round_result(c: Controller, width: int) -> Frags:
     """The end-of-round moment: who took what this round, the totals, best first."""
