@@ -63,6 +63,7 @@ class Controller:
         #: keys that decide do nothing when it is not
         self.fits: Callable[[], bool] = lambda: True
         self._chat_backlog: list[str] = []
+        self._welcomed = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._plan_done = False
         self._bots_to_add = 0
@@ -109,9 +110,7 @@ class Controller:
             self._plan_done = True
         elif not self.plan.solo:
             self._plan_done = True
-        if self.plan.resumed:
-            self.status("Welcome back: you return to your earlier session.", "ok")
-        elif self.plan.had_session:
+        if self.plan.had_session and not self.plan.resumed:
             self.status("The server no longer knows your earlier session (restarted, or "
                         "you were away too long): this is a new one.", "info")
 
@@ -140,6 +139,11 @@ class Controller:
             self._clamp_lobby()
             if not self._plan_done and self.plan.solo:
                 self._join_bot_table()
+        elif isinstance(msg, P.Seated | P.Watching) and self.plan.resumed and not self._welcomed:
+            self._welcomed = True  # the saved session was at a table: say so once
+            where = f"seat {msg.seat + 1}" if isinstance(msg, P.Seated) else "watching"
+            self.status(f"Welcome back: you are at table {msg.table.table_id} again ({where}).",
+                        "ok")
         elif isinstance(msg, P.Seated):
             for i in range(self._bots_to_add):
                 self.send(P.AddBot(name=self._bot_name(i)))

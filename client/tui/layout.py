@@ -117,10 +117,11 @@ class Screen:
         # -- the lobby
         self.lobby_body = HSplit([
             Frame(Window(ctl(self._lobby_text, show_cursor=False), wrap_lines=False),
-                  title=lambda: "New table" if c.ui.form is not None else "Tables"),
-            self.prompt,
+                  title=lambda: "New table: ↑/↓ choose, ←/→ change, Enter create"
+                  if c.ui.form is not None else "Tables"),
+            ConditionalContainer(self.prompt, filter=Condition(lambda: c.ui.form is None)),
             Window(text(lambda: render.log_title(c, cols())), height=1),
-            HSplit([self.log_window], height=Dimension(min=3, max=10)),
+            HSplit([self.log_window], height=Dimension(min=1, max=10)),
         ])
 
         # -- too small

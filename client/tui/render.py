@@ -445,7 +445,7 @@ def _waiting_text(c: Controller) -> str:
                 DRAFT: "to pick a card"}.get(p.kind, "to decide")
         return f"Waiting for {who} {what}…"
     if m.table is None:
-        return "Lobby: choose a table with ↑/↓ and press Enter to join, or n for a new one"
+        return "Lobby: ↑/↓ choose a table · Enter join · n new table"
     if m.watching:
         if m.table.status == "waiting":
             return "You are watching. Enter: take a free seat · L: back to the lobby"
@@ -573,8 +573,7 @@ def form_panel(c: Controller) -> Frags:
     form = c.ui.form
     if form is None:
         return []
-    out: Frags = [("class:panel.head", "  New table — ↑/↓ choose, ←/→ change, Enter create, "
-                                        "Esc cancel\n\n")]
+    out: Frags = []
     for i, f in enumerate(FORM_FIELDS):
         value = form.values[f.key]
         if value is None:
@@ -589,7 +588,7 @@ def form_panel(c: Controller) -> Frags:
         style = "class:form.selected" if sel else ""
         out.append((style, f"{'▶' if sel else ' '} {f.label:<24}"))
         out.append(("class:form.value" if sel else "", f" ◀ {shown:^9} ▶ "))
-        out.append(("class:dim", f"  {f.help}\n"))
+        out.append(("class:dim", f"  {f.help}" + ("\n" if i < len(FORM_FIELDS) - 1 else "")))
     return out
 
 
