@@ -30,6 +30,8 @@ Public attributes (all rows are *wire* rows 0..3; people see them as 1..4):
 ``committed``      seats that have committed this turn (a set)
 ``revealed``       this turn's plays ``(seat, card)``, sorted by card
 ``unresolved``     the revealed plays not yet placed, in resolution order
+``step``           the resolution :class:`Step` the board shows now (the card just placed,
+                   the row it took and its cards), until the next step; or ``None``
 ``turn_deadline``  local monotonic time the turn's commits are due (or ``None``)
 ``pending``        the row/tie/draft :class:`~nimmt.client.decisions.Pending`, or ``None``
 ``warning``        the last ``deadline_warning`` received this turn (or draft pick), or
@@ -41,13 +43,19 @@ Public attributes (all rows are *wire* rows 0..3; people see them as 1..4):
 ``log``            :class:`LogLine` list: what happened, in words, oldest first
 ``last_error``     the last ``error`` message from the server, or ``None``
 ``goodbye``        the server's ``goodbye``, once it came
+``notices``        :class:`Notice` list for a screen's status line (the autopilot played
+                   for you, a rename, a forgotten session); the screen empties it
 ``version``        increases with every message applied
 =================  ==================================================================
 
 Derived: :attr:`options`, :attr:`seats` (:class:`SeatView` list), :attr:`decision`
 (what you must decide now, with :meth:`~nimmt.client.decisions.Decision.answer`),
 :attr:`hurry` (the server warned that :attr:`decision` is due soon), :meth:`legal_actions`,
-:meth:`name_of`, :meth:`display_total`, :meth:`seconds_left`.
+:meth:`name_of`, :meth:`display_total`, :meth:`seconds_left`, :attr:`plays` (this turn's
+plays with their state: placed, now, waiting), :attr:`clock_unknown` (offline with a
+deadline running). A screen calls :meth:`answered` when it sends an answer and
+:meth:`said` when it sends chat, so that the autopilot's choices and a namesake's
+chat are told apart from yours.
 """
 
 from __future__ import annotations
@@ -343,7 +351,7 @@ class TableModel:
     @property
     def clock_unknown(self) -> bool:
         """True while offline with a deadline running: the clock cannot be trusted."""
-        return not self.online and (self.lost_deadline or self.resyncing)
+        return not self.online and self.lost_deadline
 
     @property
     def plays(self) -> list[tuple[int, int, str]]:
