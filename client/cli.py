@@ -15,7 +15,8 @@ import asyncio
 import getpass
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
 
 from nimmt.protocol import Welcome
 
@@ -24,6 +25,7 @@ from .net import DEFAULT_PORT, ClientError, connect, format_address, parse_addre
 __all__ = ["main", "parse_args", "parse_address", "default_name"]
 
 log = logging.getLogger("nimmt.client")
+T = TypeVar("T")
 
 #: A nimmt server answers ``hello`` at once: a port that accepts and stays silent
 #: longer than this is not one (a clear error beats a blank screen).
@@ -107,6 +109,20 @@ def _setup_logging(path: str | None) -> None:
     log.addHandler(handler)
 
 
+async def _say_if_slow(work: Awaitable[T], text: str, after: float = 0.5) -> T:
+    """Await ``work``; if it takes longer than ``after`` seconds, print ``text`` (so a
+    slow connection is not a blank terminal)."""
+    async def say() -> None:
+        await asyncio.sleep(after)
+        print(text, file=sys.stderr, flush=True)
+
+    notice = asyncio.ensure_future(say())
+    try:
+        return await work
+    finally:
+        notice.cancel()
+
+
 async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     from .sessions import SessionStore
     from .solo import SoloError, SoloServer
@@ -126,8 +142,10 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
         else:
             saved = None if args.new_session or args.spectator else \
                 store.load(args.host, args.port, args.name)
-            conn = await connect(args.host, args.port, args.name, kind, token=saved,
-                                 handshake_timeout=HANDSHAKE_TIMEOUT)
+            conn = await _say_if_slow(
+                connect(args.host, args.port, args.name, kind, token=saved,
+                        handshake_timeout=HANDSHAKE_TIMEOUT),
+                f"nimmt-client: connecting to {format_address(args.host, args.port)}…")
             resumed = conn.welcome is not None and conn.welcome.resumed
             plan = StartPlan(join=None if resumed else args.join,
                              watch=None if resumed else args.watch,
