@@ -169,10 +169,14 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     finally:
         if solo is not None:
             await solo.stop()
-    if outcome.message:
-        print(f"nimmt-client: {outcome.message}", file=sys.stderr if outcome.error else sys.stdout)
-    if not outcome.error:
-        print("Goodbye — thanks for playing!")
+    try:  # the terminal may be gone (SIGHUP): nothing to tell then
+        if outcome.message:
+            print(f"nimmt-client: {outcome.message}",
+                  file=sys.stderr if outcome.error else sys.stdout)
+        if not outcome.error:
+            print("Goodbye — thanks for playing!", flush=True)
+    except OSError:
+        pass
     return 1 if outcome.error else 0
 
 
