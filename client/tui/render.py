@@ -438,6 +438,8 @@ def _tie_place_text(c: Controller, place: P.Place) -> str:
 
 def _waiting_text(c: Controller) -> str:
     m = c.model
+    if not m.online and m.table is not None:
+        return "Connection lost: reconnecting… (your seat and cards are kept)"
     p = m.pending
     if p is not None and not p.mine:
         who = m.name_of(p.seat)
