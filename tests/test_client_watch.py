@@ -152,6 +152,7 @@ def test_the_clock_shows_paused_while_the_link_is_down() -> None:
     clock.now += 50
     prompt = text_of(render.prompt_line(c, clock.now))
     assert "paused" in prompt and "0:00" not in prompt
+    assert "Connection lost: reconnecting" in prompt
 
 
 def test_the_tie_choice_says_what_each_place_costs() -> None:
