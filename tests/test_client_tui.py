@@ -208,9 +208,12 @@ def test_draft_pick_with_arrows() -> None:
                      P.DraftPickRequest(round=1, pick=1, pool=pool, deadline=1e9,
                                         remaining=15.0))
         assert "Draft pool: 44 cards" in text_of(render.rows_panel(h.c))
-        await h.keys(RIGHT + RIGHT + DOWN + ENTER)  # +2, then a line of 8 down
+        await h.keys(RIGHT + RIGHT + DOWN + ENTER)  # +2, then a line down
+        per_line = h.c.ui.pool_columns  # as many as the screen's width shows (80: 13)
+        first_line = text_of(render.rows_panel(h.c, 80)).splitlines()[1]
+        assert per_line == 13 and first_line.split()[-1] == "13¹"
         pick = h.sent(P.DraftPick)[-1]
-        assert (pick.round, pick.pick, pick.card) == (1, 1, 11)
+        assert (pick.round, pick.pick, pick.card) == (1, 1, 3 + per_line)
     ui_test(script)
 
 

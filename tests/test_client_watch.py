@@ -322,3 +322,25 @@ def test_ten_players_fit_at_60x20_and_a_table_lacking_room_says_so() -> None:
     assert not screen.fits()
     screen.size = lambda: Size(rows=60, columns=200)
     assert screen.fits() and screen.log_width() >= 80  # a large terminal: a wide log beside
+
+
+def test_a_full_draft_pool_scrolls_with_the_cursor_when_the_screen_is_small() -> None:
+    names = ["Ann"] + [f"Bot-{i}" for i in range(1, 10)]
+    pool = tuple(range(1, 105))
+    m = TableModel(Clock())
+    feed(m, welcome(), P.Seated(table=table(names, bots=tuple(range(1, 10)), draft=True),
+                                seat=0),
+         P.RoundStarted(round=1), P.DraftOpened(round=1, pool=pool, first_picker=0),
+         P.DraftPickNeeded(seat=0, round=1, pick=1, deadline=1e9, remaining=15.0),
+         P.DraftPickRequest(round=1, pick=1, pool=pool, deadline=1e9, remaining=15.0))
+    c = controller(m)
+    screen = Screen(c)
+    c.fits = screen.fits
+    screen.size = lambda: Size(rows=20, columns=60)
+    assert screen.fits()  # 104 cards and ten players at 60x20
+    text = text_of(screen._rows_text())
+    assert "↑/↓ scroll" in text and "[1¹]" in text
+    for _ in range(11):
+        c.vertical(+1)
+    text = text_of(screen._rows_text())
+    assert "[100³]" in text and "104" in text  # the cursor's line is on screen

@@ -22,7 +22,7 @@ from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
 from ..words import code_words, error_hint
-from .state import POOL_COLUMNS, CreateForm, Status, UiState
+from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
 
@@ -240,7 +240,7 @@ class Controller:
         elif d is not None and d.kind in (TIE, ROW):
             self.horizontal(delta)
         elif d is not None and d.kind == DRAFT and d.cards:
-            step = POOL_COLUMNS * delta
+            step = ui.pool_columns * delta
             if 0 <= ui.pick_cursor + step < len(d.cards):
                 ui.pick_cursor += step
 

@@ -83,7 +83,7 @@ class Screen:
                             style="class:title")
 
         # -- the table
-        rows_text = lambda: render.rows_panel(c, self.rows_width())  # noqa: E731
+        rows_text = self._rows_text
         players_text = lambda: render.players_panel(c, self.players_width())  # noqa: E731
         rows = Window(text(rows_text), wrap_lines=True,
                       height=fit(rows_text, self.rows_width, 4))
@@ -105,7 +105,7 @@ class Screen:
             wrap_lines=True, height=Dimension(min=1))
         log_title = Window(text(lambda: render.log_title(c, self.log_width())), height=1)
         self.log = ConditionalContainer(HSplit([log_title, self.log_window]),
-                                        filter=Condition(lambda: self.spare_lines() >= 2))
+                                        filter=Condition(self._log_shown))
         main = HSplit([self.top, self.prompt, self.hand])
         self.table_narrow = HSplit([main, self.log])
         self.table_aside = VSplit([
@@ -166,12 +166,15 @@ class Screen:
             return False
         return self.c.model.table is None or self.spare_lines() >= 0
 
+    def _log_shown(self) -> bool:
+        # beside the table the log has its own column; below it, what the table leaves
+        return self.size().columns >= LOG_ASIDE or self.spare_lines() >= 2
+
     def spare_lines(self) -> int:
-        """Lines left for the event log once the rest of the table is laid out."""
+        """Lines left (below the table) once the table is laid out: the event log's,
+        unless it has its own column."""
         size, c = self.size(), self.c
         cols, main = size.columns, self.main_width()
-        if cols >= LOG_ASIDE:
-            return size.rows - 2  # the log has its own column
         need = 1 + self._top_height() + frags_height(self._prompt_text(), main)
         need += frags_height(self._hand_text(), main)
         status = self._status_text()
@@ -179,8 +182,26 @@ class Screen:
         need += frags_height(self._keys_text(), cols) + (1 if c.ui.chat_open else 0)
         return size.rows - need
 
+    def _rows_text(self) -> StyleAndTextTuples:
+        width = self.rows_width()
+        self.c.ui.pool_columns = render.pool_columns(width)  # ↑/↓ move by a shown line
+        return render.rows_panel(self.c, width, self.rows_budget())
+
+    def rows_budget(self) -> int:
+        """Lines the rows panel (or the draft pool) may take: what the rest leaves."""
+        size, c = self.size(), self.c
+        cols, main = size.columns, self.main_width()
+        need = 1 + frags_height(self._prompt_text(), main) + frags_height(self._hand_text(), main)
+        status = self._status_text()
+        need += frags_height(status, cols) if status else 0
+        need += frags_height(self._keys_text(), cols) + (1 if c.ui.chat_open else 0)
+        if main < WIDE:
+            need += frags_height(render.players_panel(c, self.players_width()),
+                                 self.players_width())
+        return max(4, size.rows - need)
+
     def _top_height(self) -> int:
-        rows = frags_height(render.rows_panel(self.c, self.rows_width()), self.rows_width())
+        rows = frags_height(self._rows_text(), self.rows_width())
         if self.main_width() >= WIDE:
             return max(rows, frags_height(render.players_panel(self.c, PLAYERS_ASIDE_WIDTH),
                                           PLAYERS_ASIDE_WIDTH))

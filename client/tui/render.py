@@ -20,13 +20,13 @@ from nimmt import protocol as P
 
 from ..words import place_text
 from .controller import Controller
-from .state import FORM_FIELDS, POOL_COLUMNS
+from .state import FORM_FIELDS
 
 __all__ = [
     "card_chip", "slot", "title_bar", "rows_panel", "players_panel", "prompt_line", "hand_line",
     "log_lines", "log_title", "lobby_panel", "form_panel", "status_line", "keys_line",
     "help_text", "clock_text", "too_small", "frags_height", "MIN_COLUMNS", "MIN_LINES",
-    "PLAYER_WIDTH", "ROWS_WIDTH",
+    "PLAYER_WIDTH", "ROWS_WIDTH", "pool_columns",
 ]
 
 SUPERSCRIPT: Final = {1: "¹", 2: "²", 3: "³", 5: "⁵", 7: "⁷"}
@@ -139,13 +139,13 @@ def _title(c: Controller, with_name: bool) -> Frags:
 
 
 # ---------------------------------------------------------------- rows
-def rows_panel(c: Controller, width: int = 80) -> Frags:
+def rows_panel(c: Controller, width: int = 80, max_lines: int | None = None) -> Frags:
     """The four rows (the resolution step marked), then this turn's plays, the commits,
     the round's result or the final ranking."""
     m = c.model
     d = m.decision
     if m.phase == "draft" or (d is not None and d.kind == DRAFT):
-        return _draft_pool(c)
+        return _draft_pool(c, width, max_lines)
     if m.phase == "over" and m.result is not None:
         return _ranking(c, width)
     if not m.rows:
@@ -314,22 +314,39 @@ def _ranking(c: Controller, width: int) -> Frags:
     return out
 
 
-def _draft_pool(c: Controller) -> Frags:
+def pool_columns(width: int) -> int:
+    """Cards per line of the draft pool in a panel ``width`` wide (6 per card)."""
+    return max(4, min(16, (width - 2) // 6))
+
+
+def _draft_pool(c: Controller, width: int, max_lines: int | None) -> Frags:
+    """The open pool, ``pool_columns(width)`` cards a line; if it has more lines than
+    ``max_lines`` allows, only those around the cursor, with a note of the rest."""
     m, ui = c.model, c.ui
     d = m.decision
     pool = m.draft_pool
-    out: Frags = [("class:panel.head", f"  Draft pool: {len(pool)} cards")]
+    cols = pool_columns(width)
     mine = d is not None and d.kind == DRAFT and pool
     cursor = max(0, min(ui.pick_cursor, len(pool) - 1)) if mine else -1
-    for i, card in enumerate(pool):
-        if i % POOL_COLUMNS == 0:
-            out.append(("", "\n "))
-        sel = i == cursor
-        out.extend(slot(card, "class:card.cursor" if sel else "", sel))
-    out.append(("", "\n"))
+    lines = [pool[i:i + cols] for i in range(0, len(pool), cols)]
+    room = len(lines) if max_lines is None else max(1, max_lines - 2)
+    first = 0
+    if len(lines) > room:
+        at = cursor // cols if cursor >= 0 else 0
+        first = max(0, min(at - room // 2, len(lines) - room))
+    shown = range(first, min(len(lines), first + room))
+    head = f"  Draft pool: {len(pool)} cards"
+    if len(shown) < len(lines):
+        head += f" (lines {first + 1}–{shown[-1] + 1} of {len(lines)}: ↑/↓ scroll)"
+    out: Frags = [("class:panel.head", head)]
+    for k in shown:
+        out.append(("", "\n "))
+        for j, card in enumerate(lines[k]):
+            sel = k * cols + j == cursor
+            out.extend(slot(card, "class:card.cursor" if sel else "", sel))
     if m.draft_picks:
         seat, card = m.draft_picks[-1]
-        out.append(("class:dim", f"  Last pick: {m.name_of(seat)} took {card}\n"))
+        out.append(("class:dim", f"\n  Last pick: {m.name_of(seat)} took {card}"))
     return out
 
 
@@ -421,7 +438,7 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
             options = " or ".join(_tie_place_text(c, p) for p in d.places)
             text = f"Your {d.card} may go {options}: ←/→ then Enter"
         else:
-            text = "Your draft pick: ←/→ ↑/↓ through the pool, Enter to take the card"
+            text = "Your draft pick: ←/→ ↑/↓ choose, Enter takes the card"
         style = "class:prompt.mine" if not (d.kind == COMMIT and d.committed) else \
             "class:prompt.done"
         return [clock, (style, f" {text} ")]
