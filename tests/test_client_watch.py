@@ -167,6 +167,7 @@ def test_the_tie_choice_says_what_each_place_costs() -> None:
     prompt = text_of(render.prompt_line(c, 0))
     assert "after 22 in row 1 (takes 15 bullheads)" in prompt  # 3+5+1+1+5
     assert "before 37 in row 2 (free)" in prompt
+    assert "1 │  10³   11⁵   12¹   13¹   22⁵  [30³]│ 15 ◀ here you take it: +15" in rows_text(c)
 
 
 # ------------------------------------------------------------------ names

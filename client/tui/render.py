@@ -207,6 +207,9 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
         if get_cwidth(note) > room:
             note = f"◀ {who[:max(3, room - 8)]} +{step.bullheads}"
         out.append(("class:row.takenote", " " + note))
+    elif tie_at is not None and tie_at.row == i and len(m.rows[i]) >= MAX_ROW and room >= 8:
+        note = f" ◀ here you take it: +{cost}"
+        out.append(("class:row.takenote", note if len(note) <= room else f" ◀ +{cost}"))
     elif len(m.rows[i]) >= MAX_ROW and room >= 6:
         out.append(("class:row.full", " full!" if room < 26 else
                     " full! the next card here takes it"))
