@@ -19,6 +19,12 @@ from nimmt.client.tui.app import run_tui
 from nimmt.client.tui.controller import Controller, StartPlan
 
 
+@pytest.fixture(autouse=True)
+def _state_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saved sessions go to a temporary directory, never the real home."""
+    monkeypatch.setenv("NIMMT_STATE_DIR", str(tmp_path / "state"))
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("192.168.1.20", ("192.168.1.20", 6066)),
     ("192.168.1.20:7000", ("192.168.1.20", 7000)),
