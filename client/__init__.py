@@ -7,7 +7,8 @@
 * :mod:`.decisions`: :class:`Decision` (what you must decide, and the message
   that answers it);
 * :mod:`.tui`: the prompt_toolkit screen (imported on demand); :mod:`.cli`: the
-  command line; :mod:`.solo`: the private server of ``--solo``.
+  command line; :mod:`.solo`: the private server of ``--solo`` (it dies with the
+  client); :mod:`.sessions`: session tokens kept on disk per server.
 
 Only :mod:`nimmt.protocol` of the project is imported here. Docs: docs/CLIENT.md.
 """
@@ -15,7 +16,7 @@ Only :mod:`nimmt.protocol` of the project is imported here. Docs: docs/CLIENT.md
 from .cards import bullheads, human_row, row_bullheads, wire_row
 from .decisions import COMMIT, DRAFT, ROW, TIE, Decision, Pending
 from .link import LinkEvent, LinkLost, LinkRestored
-from .model import PHASES, GameResult, LogLine, RoundResult, SeatView, TableModel
+from .model import PHASES, GameResult, LogLine, Notice, RoundResult, SeatView, Step, TableModel
 from .net import (
     DEFAULT_PORT,
     ClientConnection,
@@ -32,7 +33,7 @@ __all__ = [
     "connect", "ClientConnection", "DEFAULT_PORT", "ClientError", "ConnectFailed",
     "HandshakeFailed", "ConnectionLost", "SendFailed", "LinkLost", "LinkRestored", "LinkEvent",
     # model
-    "TableModel", "SeatView", "LogLine", "RoundResult", "GameResult", "PHASES",
+    "TableModel", "SeatView", "LogLine", "RoundResult", "GameResult", "PHASES", "Step", "Notice",
     "Decision", "Pending", "COMMIT", "ROW", "TIE", "DRAFT",
     # cards
     "bullheads", "row_bullheads", "human_row", "wire_row",

@@ -15,13 +15,21 @@ import asyncio
 import getpass
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
+
+from nimmt.protocol import Welcome
 
 from .net import DEFAULT_PORT, ClientError, connect, format_address, parse_address
 
 __all__ = ["main", "parse_args", "parse_address", "default_name"]
 
 log = logging.getLogger("nimmt.client")
+T = TypeVar("T")
+
+#: A nimmt server answers ``hello`` at once: a port that accepts and stays silent
+#: longer than this is not one (a clear error beats a blank screen).
+HANDSHAKE_TIMEOUT = 4.0
 
 
 def default_name() -> str:
@@ -64,6 +72,12 @@ def _parser() -> argparse.ArgumentParser:
                    "started for you")
     p.add_argument("--spectator", action="store_true",
                    help="connect as a spectator: watch only, never take a seat")
+    p.add_argument("--state-dir", metavar="DIR", default=None,
+                   help="where your session is kept between runs, so that running "
+                   "nimmt-client again returns you to your seat (default: $NIMMT_STATE_DIR, "
+                   "else $XDG_STATE_HOME/nimmt, else ~/.local/state/nimmt)")
+    p.add_argument("--new-session", action="store_true",
+                   help="do not return to your saved session: start a new one")
     p.add_argument("--log", metavar="FILE", help="write a debug log to FILE")
     p.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
     return p
@@ -95,13 +109,30 @@ def _setup_logging(path: str | None) -> None:
     log.addHandler(handler)
 
 
+async def _say_if_slow(work: Awaitable[T], text: str, after: float = 0.5) -> T:
+    """Await ``work``; if it takes longer than ``after`` seconds, print ``text`` (so a
+    slow connection is not a blank terminal)."""
+    async def say() -> None:
+        await asyncio.sleep(after)
+        print(text, file=sys.stderr, flush=True)
+
+    notice = asyncio.ensure_future(say())
+    try:
+        return await work
+    finally:
+        notice.cancel()
+
+
 async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
+    from .sessions import SessionStore
     from .solo import SoloError, SoloServer
     from .tui.app import run_tui
     from .tui.controller import StartPlan
 
     kind = "spectator" if args.spectator else "human"
     solo: SoloServer | None = None
+    store = SessionStore(args.state_dir)
+    on_welcome = None
     try:
         if args.solo:
             solo = SoloServer(args.solo)
@@ -109,24 +140,43 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
             conn = await solo.connect(args.name, kind)
             plan = StartPlan(solo=True)
         else:
-            conn = await connect(args.host, args.port, args.name, kind)
-            plan = StartPlan(join=args.join, watch=args.watch)
+            saved = None if args.new_session or args.spectator else \
+                store.load(args.host, args.port, args.name)
+            conn = await _say_if_slow(
+                connect(args.host, args.port, args.name, kind, token=saved,
+                        handshake_timeout=HANDSHAKE_TIMEOUT),
+                f"nimmt-client: connecting to {format_address(args.host, args.port)}…")
+            resumed = conn.welcome is not None and conn.welcome.resumed
+            plan = StartPlan(join=None if resumed else args.join,
+                             watch=None if resumed else args.watch,
+                             resumed=resumed, had_session=saved is not None)
+
+            def on_welcome(welcome: Welcome) -> None:
+                if not args.spectator:
+                    store.save(args.host, args.port, args.name, welcome.token)
+
+            if conn.welcome is not None:
+                on_welcome(conn.welcome)
         if not interactive:
             await conn.close()
             print("nimmt-client: connected, but this is a full-screen program: "
                   "run it in a terminal", file=sys.stderr)
             return 1
-        outcome = await run_tui(conn, plan=plan)
+        outcome = await run_tui(conn, plan=plan, on_welcome=on_welcome)
     except (ClientError, SoloError) as exc:
         print(f"nimmt-client: {exc}", file=sys.stderr)
         return 1
     finally:
         if solo is not None:
             await solo.stop()
-    if outcome.message:
-        print(f"nimmt-client: {outcome.message}", file=sys.stderr if outcome.error else sys.stdout)
-    if not outcome.error:
-        print("Goodbye — thanks for playing!")
+    try:  # the terminal may be gone (SIGHUP): nothing to tell then
+        if outcome.message:
+            print(f"nimmt-client: {outcome.message}",
+                  file=sys.stderr if outcome.error else sys.stdout)
+        if not outcome.error:
+            print("Goodbye — thanks for playing!", flush=True)
+    except OSError:
+        pass
     return 1 if outcome.error else 0
 
 

@@ -30,6 +30,8 @@ Public attributes (all rows are *wire* rows 0..3; people see them as 1..4):
 ``committed``      seats that have committed this turn (a set)
 ``revealed``       this turn's plays ``(seat, card)``, sorted by card
 ``unresolved``     the revealed plays not yet placed, in resolution order
+``step``           the resolution :class:`Step` the board shows now (the card just placed,
+                   the row it took and its cards), until the next step; or ``None``
 ``turn_deadline``  local monotonic time the turn's commits are due (or ``None``)
 ``pending``        the row/tie/draft :class:`~nimmt.client.decisions.Pending`, or ``None``
 ``warning``        the last ``deadline_warning`` received this turn (or draft pick), or
@@ -41,13 +43,19 @@ Public attributes (all rows are *wire* rows 0..3; people see them as 1..4):
 ``log``            :class:`LogLine` list: what happened, in words, oldest first
 ``last_error``     the last ``error`` message from the server, or ``None``
 ``goodbye``        the server's ``goodbye``, once it came
+``notices``        :class:`Notice` list for a screen's status line (the autopilot played
+                   for you, a rename, a forgotten session); the screen empties it
 ``version``        increases with every message applied
 =================  ==================================================================
 
 Derived: :attr:`options`, :attr:`seats` (:class:`SeatView` list), :attr:`decision`
 (what you must decide now, with :meth:`~nimmt.client.decisions.Decision.answer`),
 :attr:`hurry` (the server warned that :attr:`decision` is due soon), :meth:`legal_actions`,
-:meth:`name_of`, :meth:`display_total`, :meth:`seconds_left`.
+:meth:`name_of`, :meth:`display_total`, :meth:`seconds_left`, :attr:`plays` (this turn's
+plays with their state: placed, now, waiting), :attr:`clock_unknown` (offline with a
+deadline running). A screen calls :meth:`answered` when it sends an answer and
+:meth:`said` when it sends chat, so that the autopilot's choices and a namesake's
+chat are told apart from yours.
 """
 
 from __future__ import annotations
@@ -63,9 +71,18 @@ from nimmt.protocol import Message, TableInfo, TableOptions
 from .cards import MAX_ROW, row_bullheads
 from .decisions import COMMIT, DRAFT, ROW, TIE, Decision, Pending
 from .link import LinkLost, LinkRestored
-from .words import Words, cards_text, deadline_warning_text, error_hint, place_text, rows_text
+from .words import (
+    Words,
+    cards_text,
+    code_words,
+    deadline_warning_text,
+    error_hint,
+    place_text,
+    rows_text,
+)
 
-__all__ = ["TableModel", "SeatView", "LogLine", "RoundResult", "GameResult", "PHASES"]
+__all__ = ["TableModel", "SeatView", "LogLine", "RoundResult", "GameResult", "PHASES", "Step",
+           "Notice"]
 
 PHASES: Final = ("lobby", "waiting", "draft", "deal", "commit", "resolve", "scored", "over")
 IN_GAME: Final = frozenset({"draft", "deal", "commit", "resolve", "scored"})
@@ -81,6 +98,29 @@ class LogLine:
 
     text: str
     kind: str = "event"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The resolution step the board shows now: ``card`` of ``seat`` placed in ``row``
+    (``None`` until it lands); ``taken``/``bullheads``: the cards that step took from
+    that row (``()`` when it took none). A screen shows the taken cards with the new
+    card beside them until the next step, so a take can be watched."""
+
+    seat: int
+    row: int
+    card: int | None = None
+    end: str = "right"
+    taken: tuple[int, ...] = ()
+    bullheads: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A one-time notice for the screen's status line (``kind``: ``info``/``error``)."""
+
+    text: str
+    kind: str = "info"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +173,10 @@ class TableModel:
         self.log: list[LogLine] = []
         self.last_error: P.Error | None = None
         self.goodbye: P.Goodbye | None = None
+        self.notices: list[Notice] = []
+        self.lost_at: float | None = None
+        self._answered: set[tuple[str, int, int, int]] = set()
+        self._said: list[str] = []
         self.version = 0
         self._leave_table()
 
@@ -169,6 +213,8 @@ class TableModel:
         self.turn_deadline: float | None = None
         self.pending: Pending | None = None
         self.warning: P.DeadlineWarning | None = None
+        self.step: Step | None = None
+        self.lost_deadline = False  # the link dropped while the clock ran: time unknown
 
     def _set_table(self, table: TableInfo) -> None:
         self.table = table
@@ -302,6 +348,42 @@ class TableModel:
             return max(0.0, self.turn_deadline - now)
         return None
 
+    @property
+    def clock_unknown(self) -> bool:
+        """True while offline with a deadline running: the clock cannot be trusted."""
+        return not self.online and self.lost_deadline
+
+    @property
+    def plays(self) -> list[tuple[int, int, str]]:
+        """This turn's revealed plays in play order, each with its state: ``"placed"``,
+        ``"now"`` (the step the board shows) or ``"waiting"``."""
+        out = []
+        now = self.step
+        for seat, card in self.revealed:
+            if now is not None and now.seat == seat and now.card in (card, None) \
+                    and (seat, card) not in self.unresolved:
+                state = "now"
+            elif (seat, card) in self.unresolved:
+                state = "waiting"
+            else:
+                state = "placed"
+            out.append((seat, card, state))
+        return out
+
+    def answered(self, d: Decision) -> None:
+        """The screen sent an answer to ``d``: a later autopilot notice is not for it."""
+        self._answered.add((d.kind, d.round, d.turn, d.pick))
+
+    def _autopilot(self, kind: str, what: str) -> None:
+        p = self.pending
+        if p is None or not p.mine or not p.requested or p.kind != kind:
+            return
+        if (p.kind, p.round, p.turn, p.pick) in self._answered:
+            return
+        text = f"Time ran out: the autopilot {what} for you."
+        self._say(text, "warn")
+        self.notices.append(Notice(text, "error"))
+
     def row_cost(self, row: int) -> int:
         """Bullheads of wire row ``row`` (0 if it is not there)."""
         return row_bullheads(self.rows[row]) if 0 <= row < len(self.rows) else 0
@@ -317,18 +399,36 @@ class TableModel:
     # -- session ---------------------------------------------------------------
     def _on_welcome(self, m: P.Welcome) -> None:
         fresh = self.token is not None and not m.resumed
+        asked = self.my_name
         self.my_name, self.token, self.server, self.limits = m.name, m.token, m.server, m.limits
         self.online = True
         if fresh:
             self.resyncing = False
             if self.table is not None:
-                self._say("Your old session had expired: you are back in the lobby.", "error")
+                text = self._forgotten_text()
+                self._say(text, "error")
+                self.notices.append(Notice(text, "error"))
             self._leave_table()
         elif not m.resumed:
             self._say(f"Connected to {m.server} as {m.name}.", "info")
+        if asked is not None and asked != m.name and not m.resumed:
+            self._say(f"You are “{m.name}” on this server now.", "info")
+        self.lost_at = None
+
+    def _forgotten_text(self) -> str:
+        """Why the server did not take us back (the protocol only says ``bad_token``)."""
+        grace = self.limits.reconnect_grace if self.limits is not None else None
+        away = None if self.lost_at is None else self.clock() - self.lost_at
+        if grace is not None and away is not None and away > grace:
+            return (f"You were away {away:.0f} s, longer than the server keeps a seat "
+                    f"({grace:.0f} s): you are back in the lobby.")
+        return ("The server no longer knows your session (it was probably restarted): "
+                "your seat is gone and you are back in the lobby.")
 
     def _on_link_lost(self, m: LinkLost) -> None:
         self.online = False
+        self.lost_at = self.clock()
+        self.lost_deadline = self.phase == "commit" or self.pending is not None
         self.resyncing = self.table is not None
         self._say(f"Connection lost ({m.reason}) — reconnecting…", "link")
 
@@ -344,10 +444,30 @@ class TableModel:
 
     def _on_error(self, m: P.Error) -> None:
         self.last_error = m
-        self._say(f"Refused: {m.message or m.code}. {error_hint(m.code)}".strip(), "error")
+        if m.code == "bad_token":
+            return  # said by the welcome that follows (fresh session) in its own words
+        self._say(f"Refused: {m.message or code_words(m.code)}. {error_hint(m.code)}".strip(),
+                  "error")
 
     def _on_chat_message(self, m: P.ChatMessage) -> None:
-        self._say(f"<{m.name}> {m.text}", "chat")
+        # names are unique at a table but not in the lobby, where the protocol sends no
+        # seat: another player with your name is told apart from what you said
+        who = m.name
+        if m.seat is not None and m.seat != self.seat and self.name_of(m.seat) != m.name:
+            who = f"{m.name}, seat {m.seat + 1}"
+        elif m.name == self.my_name and (m.seat is None or m.seat != self.seat):
+            if m.text in self._said:
+                self._said.remove(m.text)
+            else:
+                who = f"{m.name} (not you)"
+        elif m.seat is not None and m.seat == self.seat and m.text in self._said:
+            self._said.remove(m.text)
+        self._say(f"<{who}> {m.text}", "chat")
+
+    def said(self, text: str) -> None:
+        """The screen sent chat ``text``: its echo is ours (and not a namesake's)."""
+        self._said.append(text)
+        del self._said[:-20]
 
     # -- lobby -----------------------------------------------------------------
     def _on_table_list(self, m: P.TableList) -> None:
@@ -392,6 +512,12 @@ class TableModel:
         if m.table.status != "playing":
             self.resyncing = False  # no game: no snapshot follows
         self._say(f"You sit at table {_table_label(m.table)}, seat {m.seat + 1}.", "info")
+        here = self.name_of(m.seat)
+        if self.my_name is not None and here != self.my_name and not was_here:
+            text = (f"Someone at this table is already called {self.my_name}: "
+                    f"you are “{here}” here.")
+            self._say(text, "info")
+            self.notices.append(Notice(text))
 
     def _on_watching(self, m: P.Watching) -> None:
         self._reset_game()
@@ -443,6 +569,8 @@ class TableModel:
                                requested=True)
 
     def _on_draft_picked(self, m: P.DraftPicked) -> None:
+        if m.seat == self.seat:
+            self._autopilot(DRAFT, f"picked {m.card}")
         if m.card in self.draft_pool:
             self.draft_pool.remove(m.card)
         self.draft_picks.append((m.seat, m.card))
@@ -475,6 +603,11 @@ class TableModel:
             self.my_commit = m.card
             if self.seat is not None:
                 self.committed.add(self.seat)
+            if m.re is None and (COMMIT, m.round, m.turn, 0) not in self._answered:
+                # not the answer to a commit of ours: the server's autopilot chose
+                text = f"Time ran out: the autopilot played {m.card} for you."
+                self._say(text, "warn")
+                self.notices.append(Notice(text, "error"))
 
     def _on_deadline_warning(self, m: P.DeadlineWarning) -> None:
         self.warning = m
@@ -492,6 +625,7 @@ class TableModel:
 
     def _on_revealed(self, m: P.Revealed) -> None:
         self.phase = "resolve"
+        self.step = None
         self.revealed = [(s, c) for s, c in m.plays]
         self.unresolved = list(self.revealed)
         self.committed = {s for s, _ in self.revealed}
@@ -540,6 +674,9 @@ class TableModel:
         while len(self.rows) <= m.row:
             self.rows.append([])
         self.rows[m.row] = []
+        self.step = Step(m.seat, m.row, taken=tuple(m.cards), bullheads=m.bullheads)
+        if m.seat == self.seat:
+            self._autopilot(ROW, f"took row {m.row + 1}")
         if m.seat < len(self.penalties):
             self.penalties[m.seat] += m.bullheads
         chosen = (self.pending is not None and self.pending.kind == ROW
@@ -573,6 +710,13 @@ class TableModel:
             row.append(m.card)
         if (m.seat, m.card) in self.unresolved:
             self.unresolved.remove((m.seat, m.card))
+        s = self.step
+        if s is not None and s.card is None and s.row == m.row and s.seat == m.seat:
+            self.step = Step(m.seat, m.row, m.card, m.end, s.taken, s.bullheads)
+        else:
+            self.step = Step(m.seat, m.row, m.card, m.end)
+        if m.seat == self.seat:
+            self._autopilot(TIE, f"put {m.card} {where.removeprefix('goes ')}")
         if self.pending is not None and self.pending.kind == TIE and self.pending.seat == m.seat:
             self.pending = None
         self._say(f"{w.possessive(m.seat)} {m.card} {where}.")
@@ -608,6 +752,8 @@ class TableModel:
 
     def _on_snapshot(self, m: P.Snapshot) -> None:
         self.resyncing = False
+        self.step = None
+        self.lost_deadline = False
         self._set_table(m.table)
         self.seat, self.watching = m.seat, m.seat is None
         self.phase = m.phase

@@ -52,6 +52,7 @@ from nimmt.protocol import (
 )
 
 from .link import LinkEvent, LinkLost, LinkRestored
+from .words import code_words
 
 __all__ = [
     "DEFAULT_PORT",
@@ -261,7 +262,9 @@ class ClientConnection:
         except TimeoutError:
             self._drop_socket()
             raise HandshakeFailed(f"{self.address} accepted the connection but did not "
-                                  "answer like a nimmt server") from None
+                                  f"answer like a nimmt server within "
+                                  f"{self.handshake_timeout:g} s — is it the right port?"
+                                  ) from None
         self.welcome = msg
         self.token = msg.token
         self.handshake_errors = errors
@@ -299,8 +302,9 @@ class ClientConnection:
                 self._drop_socket()
                 if handshake:
                     raise HandshakeFailed(f"{self.address} does not speak the nimmt protocol "
-                                          f"({exc.code})") from None
-                raise ConnectionLost(f"the connection broke ({exc.code}: {exc})") from None
+                                          f"({code_words(exc.code)})") from None
+                raise ConnectionLost(f"the connection broke: {code_words(exc.code)} "
+                                     f"({exc})") from None
             if msg is NEED_DATA:
                 try:
                     data = await reader.read(_READ_SIZE)
@@ -482,13 +486,15 @@ class ClientConnection:
 async def connect(host: str, port: int = DEFAULT_PORT, name: str = "player",
                   kind: str = "human", token: str | None = None, *,
                   software: str | None = SOFTWARE,
-                  connect_timeout: float = 5.0) -> ClientConnection:
+                  connect_timeout: float = 5.0,
+                  handshake_timeout: float = 10.0) -> ClientConnection:
     """Open a connection and do the handshake; ``conn.welcome`` holds the welcome.
 
     With ``token`` (from an earlier ``welcome``), the session is resumed if the
     server still has it (``conn.welcome.resumed``).
     """
     conn = ClientConnection(host, port, name, kind, token=token, software=software,
-                            connect_timeout=connect_timeout)
+                            connect_timeout=connect_timeout,
+                            handshake_timeout=handshake_timeout)
     await conn.open()
     return conn

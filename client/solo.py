@@ -3,12 +3,20 @@
 The server is started as ``python -m nimmt.server --host 127.0.0.1 --port P
 --bots N`` on a free port P (found by binding 127.0.0.1:0), its output goes to
 a log file, and it is stopped (SIGTERM, then SIGKILL) when the client ends.
+
+However the client ends — ``q``, a crash, SIGHUP when its terminal closes, even
+SIGKILL — the server ends with it: on Linux the kernel sends it SIGTERM when the
+client dies (``prctl(PR_SET_PDEATHSIG)``, set in the child before it runs the
+server; no server code is involved). Elsewhere only a client that ends normally
+stops it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +28,23 @@ from typing import IO
 from .net import ClientConnection, ConnectFailed, HandshakeFailed, connect
 
 __all__ = ["SoloServer", "SoloError", "free_port"]
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Run in the child between fork and exec (``preexec_fn``): ask the kernel for
+    SIGTERM when the parent dies (Linux); if it already died, end now."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl: the client's own stop() still works
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 class SoloError(Exception):
@@ -64,9 +89,11 @@ class SoloServer:
         fd, self.log_path = tempfile.mkstemp(prefix="nimmt-solo-", suffix=".log")
         self._log = os.fdopen(fd, "wb")
         try:
+            parent = os.getpid()
             self.process = subprocess.Popen(
                 self.command, stdin=subprocess.DEVNULL, stdout=self._log,
-                stderr=subprocess.STDOUT, start_new_session=True)
+                stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=lambda: die_with_parent(parent))
         except OSError as exc:
             raise SoloError(f"cannot start the nimmt server ({exc.strerror or exc})") from None
         return self.port

@@ -17,7 +17,50 @@ from typing import Final
 from nimmt.protocol import Place
 
 __all__ = ["Words", "cards_text", "rows_text", "place_text", "error_hint", "ERROR_HINTS",
-           "deadline_warning_text"]
+           "deadline_warning_text", "code_words", "CODE_WORDS"]
+
+#: Error codes in words, for when there is no message from the server to show.
+CODE_WORDS: Final[dict[str, str]] = {
+    "frame_too_large": "a message was larger than the protocol allows",
+    "truncated": "a message was cut off",
+    "bad_msgpack": "a message could not be decoded",
+    "not_a_map": "a message had the wrong shape",
+    "unknown_type": "a message of an unknown kind",
+    "missing_field": "a message lacked a field",
+    "extra_field": "a message had an unknown field",
+    "wrong_type": "a message had a field of the wrong type",
+    "out_of_range": "a message had a value out of range",
+    "unexpected_message": "a message came at the wrong moment",
+    "unsupported_version": "the protocol versions differ",
+    "bad_sequence": "messages arrived out of order",
+    "bad_token": "the session is unknown to the server",
+    "timeout": "no answer in time",
+    "rate_limited": "too many messages too fast",
+    "server_full": "the server is full",
+    "not_allowed": "not allowed from where you are",
+    "no_such_table": "no such table",
+    "table_full": "the table is full",
+    "seat_taken": "that seat is taken",
+    "no_such_seat": "no such seat",
+    "not_host": "only the host may do that",
+    "not_enough_players": "every seat must be taken first",
+    "already_started": "the game has already started",
+    "unknown_strategy": "no bot strategy of that name",
+    "not_your_turn": "it is not your decision",
+    "stale_turn": "that decision was already made",
+    "illegal_card": "that card is not yours to play",
+    "illegal_choice": "that choice is not offered",
+    "internal_error": "the server had an internal error",
+}
+
+
+def code_words(code: str) -> str:
+    """An error code in words (the code itself if it is unknown).
+
+    >>> code_words("frame_too_large")
+    'a message was larger than the protocol allows'
+    """
+    return CODE_WORDS.get(code, code.replace("_", " "))
 
 #: What to do after each error code (shown after the server's message).
 ERROR_HINTS: Final[dict[str, str]] = {
@@ -26,16 +69,16 @@ ERROR_HINTS: Final[dict[str, str]] = {
     "stale_turn": "Too late: that decision was already made (perhaps by the autopilot).",
     "not_your_turn": "Nothing is asked of you right now.",
     "not_host": "Only the table's host may do that.",
-    "not_enough_players": "Fill the empty seats first (a: add a bot).",
-    "table_full": "Every seat is taken: watch the table instead (w).",
+    "not_enough_players": "Press a to add a bot.",
+    "table_full": "Press w to watch the table instead.",
     "seat_taken": "Someone took that seat: try another.",
-    "already_started": "The game is running: watch it instead (w).",
-    "no_such_table": "That table is gone: refresh the list (r).",
+    "already_started": "Press w to watch it instead.",
+    "no_such_table": "Press r to refresh the list.",
     "no_such_seat": "There is no such seat (or no bot in it).",
     "not_allowed": "You cannot do that from where you are.",
     "rate_limited": "Slow down a little.",
     "unknown_strategy": "Choose another bot strategy.",
-    "bad_token": "Your old session had expired: you start a new one.",
+    "bad_token": "The server no longer knows your earlier session: you start a new one.",
     "unexpected_message": "That is not possible at this moment.",
 }
 

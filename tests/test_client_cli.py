@@ -19,6 +19,12 @@ from nimmt.client.tui.app import run_tui
 from nimmt.client.tui.controller import Controller, StartPlan
 
 
+@pytest.fixture(autouse=True)
+def _state_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saved sessions go to a temporary directory, never the real home."""
+    monkeypatch.setenv("NIMMT_STATE_DIR", str(tmp_path / "state"))
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("192.168.1.20", ("192.168.1.20", 6066)),
     ("192.168.1.20:7000", ("192.168.1.20", 7000)),
@@ -128,7 +134,7 @@ def test_solo_end_to_end_keys_play_a_turn_on_the_real_server() -> None:
                     assert lowest not in m.hand and len(m.hand) == 9
                     assert any(f"Your {lowest} " in line.text for line in m.log)
                 finally:
-                    inp.send_text("\x03")
+                    inp.send_text("\x03\x03")  # Ctrl-C asks in a game: twice
                     outcome = await asyncio.wait_for(task, 5)
             assert not outcome.error and conn.closed
         finally:

@@ -114,7 +114,7 @@ def ui_test(script: Callable[[Harness], Awaitable[None]], *, plan: StartPlan | N
                 await asyncio.wait_for(script(h), 10)
             finally:
                 if not h.task.done():
-                    inp.send_text("\x03")  # Ctrl-C: quit at once
+                    inp.send_text("\x03\x03")  # Ctrl-C twice: quit (even in a game)
             outcome = await asyncio.wait_for(h.task, 5)
             assert h.conn.closed
             return h, outcome
@@ -191,7 +191,7 @@ def test_tie_places_are_chosen_with_arrows() -> None:
                                        remaining=20.0),
                      P.TieChoiceRequest(round=1, turn=1, card=14, places=places,
                                         deadline=1e9, remaining=20.0))
-        assert "after 12 in row 1 or before 37 in row 2" in text_of(render.prompt_line(h.c, 0))
+        assert "after 12 in row 1 (free) or before 37 in row 2 (free)" in text_of(render.prompt_line(h.c, 0))
         await h.keys(RIGHT + ENTER)
         tie = h.sent(P.ChooseTie)[-1]
         assert (tie.round, tie.turn, tie.place) == (1, 1, places[1])
@@ -208,9 +208,12 @@ def test_draft_pick_with_arrows() -> None:
                      P.DraftPickRequest(round=1, pick=1, pool=pool, deadline=1e9,
                                         remaining=15.0))
         assert "Draft pool: 44 cards" in text_of(render.rows_panel(h.c))
-        await h.keys(RIGHT + RIGHT + DOWN + ENTER)  # +2, then a line of 8 down
+        await h.keys(RIGHT + RIGHT + DOWN + ENTER)  # +2, then a line down
+        per_line = h.c.ui.pool_columns  # as many as the screen's width shows (80: 13)
+        first_line = text_of(render.rows_panel(h.c, 80)).splitlines()[1]
+        assert per_line == 13 and first_line.split()[-1] == "13¹"
         pick = h.sent(P.DraftPick)[-1]
-        assert (pick.round, pick.pick, pick.card) == (1, 1, 11)
+        assert (pick.round, pick.pick, pick.card) == (1, 1, 3 + per_line)
     ui_test(script)
 
 
@@ -301,8 +304,9 @@ def test_the_screen_shows_rows_bullheads_seats_and_the_clock() -> None:
                                                         bullheads=1),
                      P.Placed(seat=1, card=55, row=3, end="right"))
         rows = text_of(render.rows_panel(h.c))
-        assert " 1 │  12¹" in rows and " 55⁷" in rows
-        assert "Committed: 1 of 4" in rows
+        assert " 1 │  12¹" in rows and "[55⁷]" in rows  # the card being placed, in brackets
+        assert "4 │ [55⁷]  58¹" in rows and "◀ Bob takes it: +1" in rows  # the row it takes
+        assert "Cards chosen: 1 of 4" in rows
         players = text_of(render.players_panel(h.c))
         assert "left" in players.splitlines()[0]  # countdown: points left, not totals
         assert "66" in players and "+1" in players and "✓" in players
@@ -311,7 +315,8 @@ def test_the_screen_shows_rows_bullheads_seats_and_the_clock() -> None:
         assert "Your move" in prompt and "0:09" in prompt
         hand = render.hand_line(h.c)
         cursor = [t for s, t in hand if "card.cursor" in s]
-        assert cursor == ["  5²"]  # 5 carries 2 bullheads
+        assert "".join(cursor) == "[5²]"  # 5 carries 2 bullheads; brackets: no colour needed
+        assert "[5²]" in text_of(hand)
     ui_test(script, clock=clock)
 
 

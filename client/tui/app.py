@@ -10,6 +10,7 @@ an :class:`Outcome`: why it ended, in one line, and whether that was an error.
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ def build_application(c: Controller, *, input: Input | None = None,
                       clock: Callable[[], float] = time.monotonic) -> Application[Any]:
     """The full-screen application for controller ``c`` (wires ``c.invalidate``/``c.exit``)."""
     screen = Screen(c, clock)
+    c.fits = screen.fits
     app: Application[Any] = Application(
         layout=screen.layout,
         key_bindings=build_key_bindings(c, screen),
@@ -68,6 +70,7 @@ def build_application(c: Controller, *, input: Input | None = None,
         output=output,
     )
     app.ttimeoutlen = 0.05  # a lone Esc closes panels quickly
+    screen.size = app.output.get_size
     c.invalidate = app.invalidate
 
     def exit_app() -> None:
@@ -81,16 +84,31 @@ def build_application(c: Controller, *, input: Input | None = None,
 async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
                   input: Input | None = None, output: Output | None = None,
                   clock: Callable[[], float] = time.monotonic,
-                  ready: Callable[[Controller, Application[Any]], None] | None = None
-                  ) -> Outcome:
-    """Run the terminal client until the player quits or the connection ends."""
+                  ready: Callable[[Controller, Application[Any]], None] | None = None,
+                  on_welcome: Callable[[P.Welcome], None] | None = None) -> Outcome:
+    """Run the terminal client until the player quits or the connection ends.
+
+    ``on_welcome`` is called with every new welcome after a reconnection (to keep
+    the session token on disk). SIGHUP and SIGTERM end the client as ``q`` would
+    outside a game (the terminal is gone: nobody can answer a question).
+    """
     model = TableModel(clock)
     for err in conn.handshake_errors:
         model.apply(err)
     if conn.welcome is not None:
         model.apply(conn.welcome)
     c = Controller(model, conn, plan=plan, clock=clock)
+    if on_welcome is not None:
+        c.on_welcome = on_welcome
     app = build_application(c, input=input, output=output, clock=clock)
+    loop = asyncio.get_running_loop()
+    hooked: list[int] = []
+    for sig in (signal.SIGHUP, signal.SIGTERM) if hasattr(signal, "SIGHUP") else ():
+        try:
+            loop.add_signal_handler(sig, c.exit)
+            hooked.append(sig)
+        except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
+            pass
     outcome = Outcome()
 
     async def pump() -> None:
@@ -129,6 +147,8 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
             await task
         except (asyncio.CancelledError, Exception):  # noqa: BLE001 - already reported
             pass
+        for sig in hooked:
+            loop.remove_signal_handler(sig)
         await c.drain()
         await conn.close()
     return outcome

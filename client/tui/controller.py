@@ -21,8 +21,8 @@ from ..decisions import COMMIT, DRAFT, ROW, TIE, Decision
 from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
-from ..words import error_hint
-from .state import POOL_COLUMNS, CreateForm, Status, UiState
+from ..words import code_words, error_hint
+from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
 
@@ -42,6 +42,8 @@ class StartPlan:
     join: str | None = None
     watch: str | None = None
     solo: bool = False
+    resumed: bool = False  # the saved session was taken back: the seat comes back
+    had_session: bool = False  # a saved session was offered (resumed or not)
 
 
 class Controller:
@@ -56,6 +58,12 @@ class Controller:
         self.clock = clock
         self.invalidate: Callable[[], None] = lambda: None
         self.exit: Callable[[], None] = lambda: None
+        self.on_welcome: Callable[[P.Welcome], None] = lambda welcome: None
+        #: whether the terminal is big enough to show the table (set by the screen):
+        #: keys that decide do nothing when it is not
+        self.fits: Callable[[], bool] = lambda: True
+        self._chat_backlog: list[str] = []
+        self._welcomed = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._plan_done = False
         self._bots_to_add = 0
@@ -102,6 +110,9 @@ class Controller:
             self._plan_done = True
         elif not self.plan.solo:
             self._plan_done = True
+        if self.plan.had_session and not self.plan.resumed:
+            self.status("The server no longer knows your earlier session (restarted, or "
+                        "you were away too long): this is a new one.", "info")
 
     def on_message(self, msg: Message | LinkLost | LinkRestored) -> None:
         m = self.model
@@ -109,34 +120,51 @@ class Controller:
         if isinstance(msg, LinkLost):
             self.status("Connection lost — reconnecting…", "error", None)
         elif isinstance(msg, LinkRestored):
+            self.on_welcome(msg.welcome)
             self.status("Reconnected." if msg.welcome.resumed
-                        else "Reconnected, but your session had expired.", "ok")
+                        else "Reconnected as a new session: the server had forgotten you.",
+                        "ok")
             if not msg.welcome.resumed:
                 self.send(P.ListTables())
+            for text in self._chat_backlog:
+                self.send_chat(text)
+            self._chat_backlog.clear()
         elif isinstance(msg, P.Error):
             if msg.request == "create_table":
                 self._bots_to_add = 0
-            hint = error_hint(msg.code)
-            self.status(f"{msg.message or msg.code}. {hint}".strip(), "error")
+            if msg.code != "bad_token":
+                hint = error_hint(msg.code)
+                self.status(f"{msg.message or code_words(msg.code)}. {hint}".strip(), "error")
         elif isinstance(msg, P.TableList):
             self._clamp_lobby()
             if not self._plan_done and self.plan.solo:
                 self._join_bot_table()
+        elif isinstance(msg, P.Seated | P.Watching) and self.plan.resumed and not self._welcomed:
+            self._welcomed = True  # the saved session was at a table: say so once
+            where = f"seat {msg.seat + 1}" if isinstance(msg, P.Seated) else "watching"
+            self.status(f"Welcome back: you are at table {msg.table.table_id} again ({where}).",
+                        "ok")
         elif isinstance(msg, P.Seated):
-            for _ in range(self._bots_to_add):
-                self.send(P.AddBot())
+            for i in range(self._bots_to_add):
+                self.send(P.AddBot(name=self._bot_name(i)))
             self._bots_to_add = 0
             if self.plan.solo and msg.table.status == "waiting":
                 # the --bots table starts by itself when we sit down; if it has not
                 # started a moment later, start it ourselves
                 asyncio.get_running_loop().call_later(SOLO_START_AFTER, self._solo_start)
         elif isinstance(msg, P.Left):
+            self.ui.armed = None
+            self.ui.status = None  # "Leave the game? … Press L again." is over
             self.send(P.ListTables())
         elif isinstance(msg, P.CommitAccepted):
-            self.status(f"Committed {msg.card}.", "ok")
+            if not m.notices:  # (else the autopilot chose it: the notice says so)
+                self.status(f"Committed {msg.card}.", "ok")
         elif isinstance(msg, P.TurnStarted):
             self.ui.status = None
             self._clamp_hand()
+        elif isinstance(msg, P.GameOver | P.RoundStarted):
+            self.ui.armed = None
+            self.ui.status = None  # "You take row 3." belongs to the game that ended
         elif isinstance(msg, P.RowChoiceRequest):
             self.ui.row_cursor = min(msg.rows, key=lambda r: (m.row_cost(r), r))
         elif isinstance(msg, P.TieChoiceRequest):
@@ -145,6 +173,16 @@ class Controller:
             self._clamp_hand()
         elif isinstance(msg, P.Goodbye):
             self.exit()
+        for notice in m.notices:
+            self.status(notice.text, notice.kind)
+        m.notices.clear()
+
+    def _too_small(self) -> bool:
+        """True (and says so) when the screen cannot show the table: no blind moves."""
+        if self.fits():
+            return False
+        self.status("The window is too small: that key did nothing.", "error")
+        return True
 
     def _solo_start(self) -> None:
         m = self.model
@@ -172,6 +210,8 @@ class Controller:
     # ------------------------------------------------------------------ keys
     def horizontal(self, delta: int) -> None:
         """←/→ (h/l): the card, place or draft pick under the cursor; form values."""
+        if self._too_small():
+            return
         ui, d = self.ui, self.model.decision
         if ui.form is not None:
             ui.form.change(delta)
@@ -188,6 +228,8 @@ class Controller:
 
     def vertical(self, delta: int) -> None:
         """↑/↓ (k/j): the lobby's table list, form fields, rows, places, the draft pool."""
+        if self._too_small():
+            return
         ui, d = self.ui, self.model.decision
         if ui.form is not None:
             ui.form.move(delta)
@@ -198,12 +240,14 @@ class Controller:
         elif d is not None and d.kind in (TIE, ROW):
             self.horizontal(delta)
         elif d is not None and d.kind == DRAFT and d.cards:
-            step = POOL_COLUMNS * delta
+            step = ui.pool_columns * delta
             if 0 <= ui.pick_cursor + step < len(d.cards):
                 ui.pick_cursor += step
 
     def enter(self) -> None:
         """Enter: create (form), join (lobby), commit / choose / pick (game)."""
+        if self._too_small():
+            return
         ui, m = self.ui, self.model
         if ui.form is not None:
             self.create_table()
@@ -228,6 +272,8 @@ class Controller:
 
     def choose_row(self, number: int) -> None:
         """1–4: take row ``number`` (as people count) when asked; a tie: go to that row."""
+        if self._too_small():
+            return
         d = self.model.decision
         row = number - 1
         if d is not None and d.kind == ROW:
@@ -253,6 +299,7 @@ class Controller:
         except ValueError as exc:
             self.status(str(exc), "error")
             return
+        self.model.answered(d)
         self.send(msg)
         if d.kind == ROW:
             self.status(f"You take row {int(choice) + 1}.", "ok")  # type: ignore[arg-type]
@@ -279,6 +326,8 @@ class Controller:
         return tables[max(0, min(self.ui.table_cursor, len(tables) - 1))]
 
     def join_selected(self) -> None:
+        if self._too_small():
+            return
         t = self.selected_table()
         if t is None:
             self.status("No table yet: press n to create one.", "info")
@@ -288,6 +337,8 @@ class Controller:
             self.send(P.Join(table_id=t.table_id))
 
     def watch_selected(self) -> None:
+        if self._too_small():
+            return
         t = self.selected_table()
         if self.model.table is not None:
             self.status("Leave your table first (L).", "info")
@@ -300,6 +351,8 @@ class Controller:
         self.send(P.ListTables())
 
     def open_form(self) -> None:
+        if self._too_small():
+            return
         if self.model.table is not None:
             self.status("Leave your table first (L).", "info")
             return
@@ -319,9 +372,27 @@ class Controller:
 
     # -- at a table ---------------------------------------------------------------
     def add_bot(self) -> None:
-        self.send(P.AddBot())
+        if self._too_small():
+            return
+        self.send(P.AddBot(name=self._bot_name()))
+
+    def _bot_name(self, extra: int = 0) -> str:
+        """"Bot 1", "Bot 2", …: the lowest number no bot at the table has (the server
+        would name a bot after its seat: Bot-1, Bot-3, no Bot-2)."""
+        t = self.model.table
+        names = {s.name for s in t.seats if s is not None} if t is not None else set()
+        n, skipped = 1, 0
+        while True:
+            name = f"Bot {n}"
+            if name not in names:
+                if skipped == extra:
+                    return name
+                skipped += 1
+            n += 1
 
     def remove_bot(self) -> None:
+        if self._too_small():
+            return
         t = self.model.table
         bots = [i for i, s in enumerate(t.seats) if s is not None and s.strategy] if t else []
         if not bots:
@@ -330,15 +401,21 @@ class Controller:
             self.send(P.RemoveBot(seat=bots[-1]))
 
     def start_game(self) -> None:
+        if self._too_small():
+            return
         self.send(P.Start())
 
     def take_seat(self) -> None:
         """A spectator sits down (if the game has not started)."""
+        if self._too_small():
+            return
         t = self.model.table
         if t is not None and self.model.watching:
             self.send(P.Join(table_id=t.table_id))
 
     def leave(self) -> None:
+        if self._too_small():
+            return
         m = self.model
         if m.table is None:
             return
@@ -349,10 +426,14 @@ class Controller:
         self.send(P.Leave())
 
     def quit(self) -> None:
+        """q or Ctrl-C: in a game, only when pressed twice."""
         m = self.model
         if m.in_game and not m.watching and not self._confirm("quit"):
-            self.status("Quit? The autopilot will play your seat. Press q again.", "error",
-                        CONFIRM_SECONDS)
+            if self.plan.solo:
+                text = "Quit? This ends your solo game (its server stops). Press q again."
+            else:
+                text = "Quit? The autopilot plays for you until you come back. Press q again."
+            self.status(text, "error", CONFIRM_SECONDS)
             return
         self.exit()
 
@@ -366,9 +447,17 @@ class Controller:
 
     # -- chat and panels ----------------------------------------------------------
     def send_chat(self, text: str) -> None:
+        """Say ``text``; while the connection is down it waits and goes out on reconnect."""
         text = "".join(ch for ch in text if ch.isprintable()).strip()[:500]
-        if text:
-            self.send(P.Chat(text=text))
+        if not text:
+            return
+        if not self.model.online:
+            self._chat_backlog.append(text)
+            self.status("Not connected: your message is sent when the connection is back.",
+                        "info")
+            return
+        self.model.said(text)
+        self.send(P.Chat(text=text))
 
     def toggle_help(self) -> None:
         self.ui.help_open = not self.ui.help_open

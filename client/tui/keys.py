@@ -2,8 +2,8 @@
 
 Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j) move in
 lists. Table: a add bot, x remove bot, s start, L leave. Lobby: Enter join, w watch,
-n new table, r refresh. Everywhere: c or / chat, ? help, PgUp/PgDn log, q quit,
-Ctrl-C quit at once.
+n new table, r refresh. Everywhere: c or / chat, ? help, PgUp/PgDn log, q or Ctrl-C
+quit (in a game: press twice).
 """
 
 from __future__ import annotations
@@ -127,7 +127,9 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     @kb.add("c-c")
     @kb.add("c-d", filter=normal)
     def _(e: KeyPressEvent) -> None:
-        c.exit()
+        if ui.chat_open:
+            _close_chat()
+        c.quit()  # like q: in a game it asks first
 
     # chat input
     @kb.add("enter", filter=chatting)

@@ -1,15 +1,17 @@
 """The screen's layout: the lobby or the table, the status line, chat, key hints, help.
 
-::
+It depends on the terminal's size (at least 60×20; below that only a message shows,
+and the keys that decide do nothing)::
 
-    ┌ title: you · table · round · turn · online ────────────────────────────┐
-    │ Rows (or the draft pool)                 │ Players: totals, markers    │
-    │ decision bar: what to do now · ⏱ clock                                 │
-    │ Hand                                                                   │
-    │ Events (log)                                                           │
-    │ status line (errors from the server, confirmations)                    │
-    │ Say: chat input (when open)                                            │
-    └ key hints ─────────────────────────────────────────────────────────────┘
+    60..99 columns                      100+ columns (150+: the log on the right)
+    title                               title
+    rows (+ plays / result)             rows (+ plays)        │ players
+    players, in columns                 decision bar · clock
+    decision bar · clock                hand
+    hand                                ── Events ──
+    ── Events ──                        log
+    log                                 status · chat · keys
+    status · chat · keys
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ import time
 from collections.abc import Callable
 
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point
+from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    Container,
     Dimension,
     DynamicContainer,
     Float,
@@ -37,8 +40,17 @@ from prompt_toolkit.widgets import Frame
 
 from . import render
 from .controller import Controller
+from .render import MIN_COLUMNS, MIN_LINES, frags_height
 
-__all__ = ["Screen", "build_layout"]
+__all__ = ["Screen", "build_layout", "WIDE", "LOG_ASIDE"]
+
+#: From this width on, the players sit beside the rows.
+WIDE = 100
+#: From this width on, the event log has its own column on the right.
+LOG_ASIDE = 150
+PLAYERS_ASIDE_WIDTH = 36
+#: Width of the table's column when the log is beside it.
+MAIN_ASIDE_WIDTH = 110
 
 
 def _lines(frags: StyleAndTextTuples) -> int:
@@ -46,66 +58,188 @@ def _lines(frags: StyleAndTextTuples) -> int:
 
 
 class Screen:
-    """The containers of the screen, built once; what shows depends on the model."""
+    """The containers of the screen, built once; what shows depends on the model and size."""
 
     def __init__(self, c: Controller, clock: Callable[[], float] = time.monotonic) -> None:
         self.c = c
         self.clock = clock
+        #: the terminal's size; the application sets it to its output's get_size
+        self.size: Callable[[], Size] = lambda: Size(rows=24, columns=80)
         self.chat = Buffer(multiline=False, name="chat")
         ctl = FormattedTextControl
+        cols = lambda: self.size().columns  # noqa: E731
 
-        def text(fn: Callable[[Controller], StyleAndTextTuples]) -> FormattedTextControl:
-            return ctl(lambda: fn(c), show_cursor=False)
+        def text(fn: Callable[[], StyleAndTextTuples]) -> FormattedTextControl:
+            return ctl(fn, show_cursor=False)
 
-        self.title = Window(text(render.title_bar), height=1, style="class:title")
-        rows = Window(text(render.rows_panel), wrap_lines=False)
-        players = Window(text(render.players_panel), wrap_lines=False)
-        top_height = lambda: Dimension.exact(2 + max(  # noqa: E731  (2: the frames)
-            7, _lines(render.rows_panel(c)), _lines(render.players_panel(c)) - 1))
-        self.top = VSplit([
-            Frame(rows, title="Table", width=Dimension(min=46, weight=2)),
-            Frame(players, title="Players", width=Dimension(min=34, preferred=40, max=44)),
-        ], height=top_height)
-        self.prompt = Window(ctl(lambda: render.prompt_line(c, self.clock()), show_cursor=False),
-                             height=1, style="class:prompt.other")
-        self.hand = Window(text(render.hand_line), height=1)
+        def fit(fn: Callable[[], StyleAndTextTuples], width: Callable[[], int],
+                lo: int = 1) -> Callable[[], Dimension]:
+            def height() -> Dimension:
+                frags = fn()
+                return Dimension.exact(max(lo, frags_height(frags, width()) if frags else 0))
+            return height
+
+        self.title = Window(text(lambda: render.title_bar(c, self.size().columns)), height=1,
+                            style="class:title")
+
+        # -- the table
+        rows_text = self._rows_text
+        players_text = lambda: render.players_panel(c, self.players_width())  # noqa: E731
+        rows = Window(text(rows_text), wrap_lines=True,
+                      height=fit(rows_text, self.rows_width, 4))
+        players = Window(text(players_text), wrap_lines=False,
+                         height=fit(players_text, self.players_width))
+        side_players = Window(text(players_text), wrap_lines=False,
+                              width=PLAYERS_ASIDE_WIDTH)
+        self.top = DynamicContainer(lambda: self._top(rows, players, side_players))
+        prompt_text = lambda: render.prompt_line(c, self.clock(), self.main_width())  # noqa: E731
+        self.prompt = Window(text(prompt_text), wrap_lines=True,
+                             height=fit(prompt_text, self.main_width),
+                             style="class:prompt.other")
+        hand_text = lambda: render.hand_line(c, self.main_width())  # noqa: E731
+        self.hand = Window(text(hand_text), wrap_lines=True,
+                           height=fit(hand_text, self.main_width))
         self.log_window = Window(
             ctl(lambda: render.log_lines(c), focusable=True, show_cursor=False,
                 get_cursor_position=self._log_end),
-            wrap_lines=True)
-        self.table_body = HSplit([
-            self.top,
-            self.prompt,
-            Window(height=1, char=" "),
-            self.hand,
-            Frame(self.log_window, title="Events"),
+            wrap_lines=True, height=Dimension(min=1))
+        log_title = Window(text(lambda: render.log_title(c, self.log_width())), height=1)
+        self.log = ConditionalContainer(HSplit([log_title, self.log_window]),
+                                        filter=Condition(self._log_shown))
+        main = HSplit([self.top, self.prompt, self.hand])
+        self.table_narrow = HSplit([main, self.log])
+        self.table_aside = VSplit([
+            HSplit([main, Window()], width=lambda: Dimension.exact(self.main_width())),
+            Window(width=1, char="│", style="class:frame.border"),
+            HSplit([self.log], width=lambda: Dimension.exact(self.log_width())),
         ])
+
+        # -- the lobby
         self.lobby_body = HSplit([
             Frame(Window(ctl(self._lobby_text, show_cursor=False), wrap_lines=False),
-                  title=lambda: "New table" if c.ui.form is not None else "Tables"),
-            self.prompt,
-            Frame(self.log_window, title="Events", height=Dimension(min=5, max=10)),
+                  title=lambda: "New table: ↑/↓ choose, ←/→ change, Enter create"
+                  if c.ui.form is not None else "Tables"),
+            ConditionalContainer(self.prompt, filter=Condition(lambda: c.ui.form is None)),
+            Window(text(lambda: render.log_title(c, cols())), height=1),
+            HSplit([self.log_window], height=Dimension(min=1, max=10)),
         ])
+
+        # -- too small
+        self.too_small = Window(text(lambda: render.too_small(
+            c, cols(), self.size().rows, -self.spare_lines())),
+                                wrap_lines=True)
+
         self.chat_window = Window(BufferControl(self.chat), height=1)
         chat_bar = ConditionalContainer(
             VSplit([Window(ctl([("class:chat.prompt", " Say: ")]), width=6),
                     self.chat_window]),
             filter=Condition(lambda: c.ui.chat_open))
-        body = DynamicContainer(lambda: self.table_body if c.model.table is not None
-                                else self.lobby_body)
+        status_text = lambda: render.status_line(c)  # noqa: E731
+        keys_text = lambda: render.keys_line(c, cols())  # noqa: E731
+        self._status_text, self._keys_text = status_text, keys_text
+        self._prompt_text, self._hand_text = prompt_text, hand_text
+        fits = Condition(self.fits)
         root = HSplit([
-            self.title,
-            body,
-            Window(text(render.status_line), height=1),
-            chat_bar,
-            Window(text(render.keys_line), height=1, style="class:keys"),
+            ConditionalContainer(self.title, filter=fits),
+            DynamicContainer(self._body),
+            ConditionalContainer(HSplit([
+                Window(text(status_text), wrap_lines=True,
+                       height=fit(status_text, cols, 0)),
+                chat_bar,
+                Window(text(keys_text), wrap_lines=True, height=fit(keys_text, cols),
+                       style="class:keys"),
+            ]), filter=fits),
         ])
         help_float = Float(ConditionalContainer(
-            Frame(Window(ctl(render.help_text()), width=Dimension(max=80),
+            Frame(Window(ctl(render.help_text()), width=Dimension(max=60),
                          height=Dimension(max=_lines(render.help_text()))), title="Help"),
-            filter=Condition(lambda: c.ui.help_open)), top=1, bottom=1)
+            filter=Condition(lambda: c.ui.help_open) & fits), top=1, bottom=1)
         self.root = FloatContainer(root, floats=[help_float])
         self.layout = Layout(self.root, focused_element=self.log_window)
+
+    # -- sizes --------------------------------------------------------------------
+    def fits(self) -> bool:
+        """Whether the terminal can show the table (else only a message shows): at
+        least 60×20, and room for everything but the event log."""
+        size = self.size()
+        if size.columns < MIN_COLUMNS or size.rows < MIN_LINES:
+            return False
+        return self.c.model.table is None or self.spare_lines() >= 0
+
+    def _log_shown(self) -> bool:
+        # beside the table the log has its own column; below it, what the table leaves
+        return self.size().columns >= LOG_ASIDE or self.spare_lines() >= 2
+
+    def spare_lines(self) -> int:
+        """Lines left (below the table) once the table is laid out: the event log's,
+        unless it has its own column."""
+        size, c = self.size(), self.c
+        cols, main = size.columns, self.main_width()
+        need = 1 + self._top_height() + frags_height(self._prompt_text(), main)
+        need += frags_height(self._hand_text(), main)
+        status = self._status_text()
+        need += frags_height(status, cols) if status else 0
+        need += frags_height(self._keys_text(), cols) + (1 if c.ui.chat_open else 0)
+        return size.rows - need
+
+    def _rows_text(self) -> StyleAndTextTuples:
+        width = self.rows_width()
+        self.c.ui.pool_columns = render.pool_columns(width)  # ↑/↓ move by a shown line
+        return render.rows_panel(self.c, width, self.rows_budget())
+
+    def rows_budget(self) -> int:
+        """Lines the rows panel (or the draft pool) may take: what the rest leaves."""
+        size, c = self.size(), self.c
+        cols, main = size.columns, self.main_width()
+        need = 1 + frags_height(self._prompt_text(), main) + frags_height(self._hand_text(), main)
+        status = self._status_text()
+        need += frags_height(status, cols) if status else 0
+        need += frags_height(self._keys_text(), cols) + (1 if c.ui.chat_open else 0)
+        if main < WIDE:
+            need += frags_height(render.players_panel(c, self.players_width()),
+                                 self.players_width())
+        return max(4, size.rows - need)
+
+    def _top_height(self) -> int:
+        rows = frags_height(self._rows_text(), self.rows_width())
+        if self.main_width() >= WIDE:
+            return max(rows, frags_height(render.players_panel(self.c, PLAYERS_ASIDE_WIDTH),
+                                          PLAYERS_ASIDE_WIDTH))
+        return rows + frags_height(render.players_panel(self.c, self.players_width()),
+                                   self.players_width())
+
+    def main_width(self) -> int:
+        cols = self.size().columns
+        return cols - self.log_width() - 1 if cols >= LOG_ASIDE else cols
+
+    def log_width(self) -> int:
+        cols = self.size().columns
+        # the table takes what it can use (rows with their notes, players); the log the rest
+        return max(40, cols - MAIN_ASIDE_WIDTH - 1) if cols >= LOG_ASIDE else cols
+
+    def rows_width(self) -> int:
+        w = self.main_width()
+        return w - PLAYERS_ASIDE_WIDTH if w >= WIDE else w
+
+    def players_width(self) -> int:
+        w = self.main_width()
+        return PLAYERS_ASIDE_WIDTH if w >= WIDE else w
+
+    def _top(self, rows: Window, players: Window, side_players: Window) -> Container:
+        if self.main_width() >= WIDE:
+            return VSplit([rows, Window(width=1, char="│", style="class:frame.border"),
+                           side_players],
+                          height=lambda: Dimension.exact(self._top_height()))
+        return HSplit([rows, players])
+
+    def _body(self) -> Container:
+        if not self.fits():
+            return self.too_small
+        if self.c.model.table is None:
+            return self.lobby_body
+        if self.size().columns >= LOG_ASIDE:
+            return self.table_aside
+        return self.table_narrow
 
     def _lobby_text(self) -> StyleAndTextTuples:
         if self.c.ui.form is not None:
@@ -126,3 +260,4 @@ class Screen:
 
 def build_layout(c: Controller, clock: Callable[[], float] = time.monotonic) -> Screen:
     return Screen(c, clock)
+

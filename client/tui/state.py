@@ -9,7 +9,7 @@ from nimmt.protocol import TableOptions
 
 __all__ = ["Status", "FormField", "CreateForm", "UiState", "FORM_FIELDS", "POOL_COLUMNS"]
 
-#: Cards per line of the draft pool (↑/↓ move by a line).
+#: Cards per line of the draft pool until the screen lays it out (↑/↓ move by a line).
 POOL_COLUMNS: Final = 8
 
 
@@ -116,3 +116,4 @@ class UiState:
     armed: str | None = None  # "quit" or "leave": pressed once, press again to confirm
     armed_until: float = 0.0
     log_back: int = 0  # lines scrolled back from the end of the log
+    pool_columns: int = POOL_COLUMNS  # draft pool cards per line, as last laid out

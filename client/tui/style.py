@@ -16,6 +16,9 @@ STYLE = Style.from_dict({
     "card.cursor": "reverse",
     "card.committed": "underline",
     "tie.cursor": "reverse bold",
+    "card.placed": "reverse bold",
+    "row.taken": "#808080 strike",
+    "row.takenote": "bold #ff5f5f",
     # rows
     "row.label": "bold",
     "row.legal": "bold #ffd700",

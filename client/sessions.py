@@ -1,0 +1,99 @@
+"""Session tokens kept on disk, one file per server, so a new ``nimmt-client`` for the
+same server returns to its seat.
+
+The directory is ``$NIMMT_STATE_DIR`` if set, else ``$XDG_STATE_HOME/nimmt``, else
+``~/.local/state/nimmt``; it is made with mode 0700 and each file with mode 0600
+(a token lets anyone who holds it play your seat). A file holds one JSON object:
+``{"server": "host:port", "name": ..., "token": ...}``.
+
+>>> import tempfile
+>>> store = SessionStore(tempfile.mkdtemp())
+>>> store.save("gamebox", 6066, "Ann", "tok_0123456789abcdef")
+>>> store.load("gamebox", 6066, "Ann")
+'tok_0123456789abcdef'
+>>> store.load("gamebox", 6066, "Bob") is None     # another name: another session
+True
+>>> store.forget("gamebox", 6066)
+>>> store.load("gamebox", 6066, "Ann") is None
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+__all__ = ["SessionStore", "state_dir", "STATE_DIR_ENV"]
+
+#: Environment variable naming the state directory (tests use it; so may people).
+STATE_DIR_ENV = "NIMMT_STATE_DIR"
+
+
+def state_dir() -> Path:
+    """Where the client keeps its state (see the module doc)."""
+    explicit = os.environ.get(STATE_DIR_ENV)
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "state"
+    return base / "nimmt"
+
+
+def _file_name(host: str, port: int) -> str:
+    safe = re.sub(r"[^A-Za-z0-9.-]", "_", host.lower())[:100] or "_"
+    return f"session-{safe}-{port}.json"
+
+
+class SessionStore:
+    """Reads and writes the per-server token files under ``directory``.
+
+    Failures to read or write (a read-only home, a broken file) are never fatal:
+    the client then simply starts a fresh session. ``last_error`` says what failed.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else state_dir()
+        self.last_error: str | None = None
+
+    def path(self, host: str, port: int) -> Path:
+        return self.directory / _file_name(host, port)
+
+    def load(self, host: str, port: int, name: str) -> str | None:
+        """The token saved for this server and name, or ``None``."""
+        try:
+            data = json.loads(self.path(host, port).read_text("utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            self.last_error = f"cannot read the saved session: {exc}"
+            return None
+        if not isinstance(data, dict) or data.get("name") != name:
+            return None
+        token = data.get("token")
+        return token if isinstance(token, str) and token else None
+
+    def save(self, host: str, port: int, name: str, token: str) -> None:
+        """Write the token (atomically, readable by the user only)."""
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(self.directory, 0o700)
+            target = self.path(host, port)
+            tmp = target.with_suffix(".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"server": f"{host}:{port}", "name": name, "token": token}, f)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, target)
+        except OSError as exc:
+            self.last_error = f"cannot save the session in {self.directory}: {exc}"
+
+    def forget(self, host: str, port: int) -> None:
+        """Remove the saved token (the session is over)."""
+        try:
+            self.path(host, port).unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self.last_error = f"cannot remove the saved session: {exc}"
