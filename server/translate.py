@@ -1,4 +1,6 @@
-"""Engine values to protocol messages and back: pure functions, no state.
+"""Engine values translated to protocol messages (and table options both ways).
+
+Pure functions, no state.
 
 Everything a table sends about its game is built here from engine events, a
 ``View`` (``game.view(seat)``) and public table data; nothing here can see a
@@ -25,13 +27,11 @@ from nimmt.engine import (
     IllegalDecision,
     IllegalPlace,
     IllegalRow,
-    NotYourDecision,
     Options,
     Phase,
     Place,
     StaleTurn,
     View,
-    WrongPhase,
 )
 
 from .config import TableSettings
@@ -43,7 +43,6 @@ __all__ = [
     "places",
     "snapshot",
     "requests_for",
-    "error_code",
     "error_field",
 ]
 
@@ -160,15 +159,3 @@ def error_field(e: IllegalDecision, msg: Any) -> str | None:
     if isinstance(e, StaleTurn):
         return "pick" if isinstance(msg, P.DraftPick) else "turn"
     return None
-
-
-def error_code(e: IllegalDecision, msg: Any) -> str:
-    if isinstance(e, StaleTurn):
-        return E.STALE_TURN
-    if isinstance(e, CardNotInHand):
-        return E.ILLEGAL_CARD
-    if isinstance(e, (IllegalRow, IllegalPlace)):
-        return E.ILLEGAL_CHOICE
-    if isinstance(e, (NotYourDecision, WrongPhase)):
-        return E.NOT_YOUR_TURN
-    return E.NOT_ALLOWED  # pragma: no cover
