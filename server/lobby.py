@@ -16,10 +16,9 @@ import trio
 
 from nimmt import protocol as P
 
-from .config import ConfigError, ServerConfig
+from .config import ConfigError, ServerConfig, TableSettings
 from .session import Link, Session, new_token
 from .table import Table
-from .translate import settings_from_options
 
 __all__ = ["Lobby", "SERVER_SOFTWARE"]
 
@@ -275,7 +274,7 @@ class Lobby:
                                  message="the server has as many tables as it allows"))
             return
         try:
-            settings = settings_from_options(msg.options, self.config.table)
+            settings = TableSettings.from_wire(msg.options, self.config.table)
         except ConfigError as e:
             code = E.UNKNOWN_STRATEGY if "fallback" in str(e) else E.OUT_OF_RANGE
             session.send(P.Error(code=code, request=msg.TYPE, re=msg.id, field="options",

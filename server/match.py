@@ -22,8 +22,8 @@ import logging
 import math
 import random
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from nimmt import protocol as P
@@ -65,6 +65,7 @@ from nimmt.engine import (
 
 from . import translate
 from .config import TableSettings
+from .room import Member, Room, SeatState
 from .match_io import (
     BotDecided,
     Disconnected,
@@ -75,13 +76,19 @@ from .match_io import (
     Request,
     Think,
     Who,
+)
+from .match_data import (
     deal_from_data,
     deal_to_data,
     decision_from_data,
     decision_to_data,
+    input_from_data,
+    input_to_data,
+    rng_from_data,
+    rng_to_data,
 )
 
-__all__ = ["Match", "Member", "SeatState", "Dealer"]
+__all__ = ["Match", "Dealer"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -94,35 +101,6 @@ _STEP_EVENTS = (RowTaken, CardPlaced, RowChoiceNeeded, TieChoiceNeeded)
 _DECISIONS = (P.Commit, P.ChooseRow, P.ChooseTie, P.DraftPick)
 
 
-@dataclass(slots=True)
-class Member:
-    """A session at the table: in a seat (``seat``) or watching (``seat`` None)."""
-
-    id: int
-    name: str
-    kind: str  # "human", "bot" (a bot client) or "spectator"
-    connected: bool
-    seat: int | None
-
-
-@dataclass(slots=True)
-class SeatState:
-    """One seat: a member's (``member``) or a built-in bot's (``strategy``)."""
-
-    index: int
-    name: str
-    member: int | None = None  # None for a built-in bot, or a player who left the game
-    strategy: str | None = None
-    seed: int | None = None
-    client_kind: str = "human"  # "bot" for a bot client
-    away_since: float | None = None  # the member's connection dropped then
-    gone: bool = False  # the member left during the game: played for at once
-
-    @property
-    def builtin(self) -> bool:
-        return self.strategy is not None
-
-
 class Match:
     """One table's seats, spectators, options and (while playing) private ``Game``."""
 
@@ -132,13 +110,11 @@ class Match:
         self.id = table_id
         self.name = name
         self.settings = settings
-        self.options = translate.options_from_settings(settings)
+        self.options = settings.to_wire()
         self.persistent = persistent  # the --bots table: never closed while it waits
         self.autostart = autostart  # start as soon as every seat is taken
         self.dealer: Dealer = dealer or translate.random_deal
-        self.seats: list[SeatState | None] = [None] * settings.seats
-        self.members: dict[int, Member] = {}
-        self.host: int | None = None
+        self.room = Room(settings.seats)
         self.status = "waiting"  # waiting, playing, over, closed
         self.games_played = 0
         self._rng = random.Random(seed)
@@ -218,14 +194,26 @@ class Match:
     def closed(self) -> bool:
         return self.status == "closed"
 
+    @property
+    def seats(self) -> list[SeatState | None]:
+        return self.room.seats
+
+    @property
+    def members(self) -> dict[int, Member]:
+        return self.room.members
+
+    @property
+    def host(self) -> int | None:
+        return self.room.host
+
     def has_deferred(self, member: int) -> bool:
         """Whether an input of ``member`` waits for the paced steps to be out."""
         return any(isinstance(i, Request) and i.who.id == member for i in self._deferred)
 
     def place_bot(self, index: int, strategy: str, name: str | None) -> None:
         """Seat a built-in bot (the caller checked that the seat is free)."""
-        name = self._unique_name(name or f"Bot-{index}")
-        self.seats[index] = SeatState(index, name, strategy=strategy,
+        name = self.room.unique_name(name or f"Bot-{index}")
+        self.room.seats[index] = SeatState(index, name, strategy=strategy,
                                       seed=self._rng.randrange(2**32))
         self._fact("seated", seat=index, name=name, strategy=strategy)
         self._log(logging.INFO, index, "bot %r (%s) sits down", name, strategy)
@@ -235,21 +223,10 @@ class Match:
         game = self._game
         totals = game.totals if game is not None else None
         penalties = game.view(None).penalties if game is not None and not game.is_over else None
-        seats: list[P.SeatInfo | None] = []
-        for i, seat in enumerate(self.seats):
-            if seat is None:
-                seats.append(None)
-                continue
-            seats.append(P.SeatInfo(
-                name=seat.name, kind=self._seat_kind(seat), connected=self._seat_connected(seat),
-                total=totals[i] if totals else 0,
-                penalties=penalties[i] if penalties else 0,
-                strategy=seat.strategy,
-            ))
         status = "over" if self.status == "closed" else self.status
         return P.TableInfo(table_id=self.id, name=self.name, options=self.options,
-                           seats=tuple(seats), host=self.host, status=status,
-                           spectators=sum(1 for m in self.members.values() if m.seat is None))
+                           seats=self.room.seat_infos(totals, penalties), host=self.room.host,
+                           status=status, spectators=self.room.spectators())
 
     def describe_options(self) -> str:
         s = self.settings
@@ -274,13 +251,13 @@ class Match:
         self._out.sends.append((member, msg))
 
     def _to_seat(self, index: int, msg: P.Message) -> None:
-        seat = self.seats[index]
+        seat = self.room.seats[index]
         if seat is not None and seat.member is not None:
             self._out.sends.append((seat.member, msg))
 
     def _to_all(self, msg: P.Message) -> None:
         sends = self._out.sends
-        for member in self.members:
+        for member in self.room.members:
             sends.append((member, msg))
 
     def _refuse(self, who: Who | None, msg: Any, code: str, text: str,
@@ -298,7 +275,7 @@ class Match:
         if table:
             info = self.info()
             msg = P.TableUpdated(table=info)
-            for member in self.members:
+            for member in self.room.members:
                 self._send(member, msg if member != asker or re is None
                            else P.TableUpdated(table=info, re=re))
         self._out.changed = True
@@ -315,35 +292,12 @@ class Match:
                 where += f" turn={self._shown[1]}"
         log.log(level, where + " " + text, *args)
 
-    def _seat_kind(self, seat: SeatState) -> str:
-        return "bot" if seat.builtin or seat.client_kind == "bot" else "human"
-
-    def _seat_connected(self, seat: SeatState) -> bool:
-        if seat.builtin:
-            return True
-        member = self.members.get(seat.member) if seat.member is not None else None
-        return member is not None and member.connected
-
     def _refresh_presence(self) -> None:
         """Start (or stop) the clock that closes a table nobody is connected to."""
-        if any(m.connected for m in self.members.values()):
+        if self.room.someone_connected():
             self._nobody_since = None
         elif self._nobody_since is None:
             self._nobody_since = self._now
-
-    def _person_watching(self) -> bool:
-        """A person (not a bot client) is connected: pace the resolution for them."""
-        return any(m.connected and m.kind != "bot" for m in self.members.values())
-
-    def _unique_name(self, name: str) -> str:
-        taken = {s.name for s in self.seats if s is not None}
-        if name not in taken:
-            return name
-        for n in range(2, 100):
-            candidate = f"{name[:28]} ({n})"
-            if candidate not in taken:
-                return candidate
-        return name  # pragma: no cover
 
     # ================================================================== dispatch
     def _waits_for_backlog(self, item: Input) -> bool:
@@ -388,36 +342,22 @@ class Match:
             case P.Start():
                 self._start(who, msg)
             case P.Chat():
-                self._to_all(P.ChatMessage(name=who.name, seat=self._seat_of(who), text=msg.text))
+                self._to_all(P.ChatMessage(name=who.name, seat=self.room.seat_of(who.id), text=msg.text))
             case _:
                 self._refuse(who, msg, E.NOT_ALLOWED, f"{msg.TYPE} is not a table's request")
-
-    def _seat_of(self, who: Who) -> int | None:
-        member = self.members.get(who.id)
-        return member.seat if member is not None else None
 
     # ================================================================== seats
     def _seat_for(self, who: Who, msg: Any) -> int | None:
         """The seat ``msg`` asks for (its ``seat``, or the first free one); None,
         with an error sent, when there is no such seat or it is taken."""
-        wanted = getattr(msg, "seat", None)
-        if wanted is None:
-            free = [i for i, s in enumerate(self.seats) if s is None]
-            if not free:
-                self._refuse(who, msg, E.TABLE_FULL, "every seat is taken")
-                return None
-            return free[0]
-        if wanted >= len(self.seats):
-            self._refuse(who, msg, E.NO_SUCH_SEAT, f"seats are 0 to {len(self.seats) - 1}",
-                         "seat")
+        found = self.room.free_seat(getattr(msg, "seat", None))
+        if isinstance(found, tuple):
+            self._refuse(who, msg, *found)
             return None
-        if self.seats[wanted] is not None:
-            self._refuse(who, msg, E.SEAT_TAKEN, f"seat {wanted} is taken", "seat")
-            return None
-        return wanted
+        return found
 
     def _join(self, who: Who, msg: Any, host: bool = False) -> None:
-        member = self.members.get(who.id)
+        member = self.room.members.get(who.id)
         if who.elsewhere or (member is not None and member.seat is not None):
             self._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
             return
@@ -430,25 +370,25 @@ class Match:
         index = self._seat_for(who, msg)
         if index is None:
             return
-        name = self._unique_name(who.name)
-        self.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
-        self.members[who.id] = Member(who.id, who.name, who.kind, True, index)
+        name = self.room.unique_name(who.name)
+        self.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
+        self.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
         self._out.joined.append((who.id, index))
         self._fact("seated", seat=index, name=name, member=who.id, kind=who.kind)
-        if host or self.host is None:
-            self.host = index
+        if host or self.room.host is None:
+            self.room.host = index
         self._refresh_presence()
         self._send(who.id, P.Seated(table=self.info(), seat=index, re=getattr(msg, "id", None)))
         self._log(logging.INFO, index, "%s (session %s) sits down", who.name, who.id)
         self._updated()
-        if self.autostart and all(s is not None for s in self.seats):
+        if self.autostart and self.room.full():
             self._begin()
 
     def _watch(self, who: Who, msg: Any) -> None:
-        if who.elsewhere or who.id in self.members:
+        if who.elsewhere or who.id in self.room.members:
             self._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
             return
-        self.members[who.id] = Member(who.id, who.name, who.kind, True, None)
+        self.room.members[who.id] = Member(who.id, who.name, who.kind, True, None)
         self._out.joined.append((who.id, None))
         self._refresh_presence()
         self._send(who.id, P.Watching(table=self.info(), re=getattr(msg, "id", None)))
@@ -458,7 +398,7 @@ class Match:
         self._updated()
 
     def _leave(self, who: Who, msg: Any, reason: str = "left") -> None:
-        member = self.members.pop(who.id, None)
+        member = self.room.members.pop(who.id, None)
         if member is None:
             self._refuse(who, msg, E.NOT_ALLOWED, "you are not at this table")
             return
@@ -467,28 +407,27 @@ class Match:
         if index is None:
             self._log(logging.INFO, None, "%s stops watching", who.name)
         else:
-            seat = self.seats[index]
+            seat = self.room.seats[index]
             if self.status == "playing" and seat is not None:
                 seat.member = None
                 seat.gone = True  # the game goes on: the autopilot plays this seat at once
                 seat.away_since = self._now
             else:
-                self.seats[index] = None
+                self.room.seats[index] = None
             self._fact("unseated", seat=index, member=who.id)
-            if self.host == index:
-                self.host = next((s.index for s in self.seats if s is not None
-                                  and s.member is not None and self._seat_connected(s)), None)
+            if self.room.host == index:
+                self.room.host = self.room.next_host()
             self._log(logging.INFO, index, "%s leaves the table", who.name)
         self._send(who.id, P.Left(table_id=self.id, reason=reason, re=getattr(msg, "id", None)))
         self._refresh_presence()
-        if self.status in ("waiting", "over") and not self.persistent and not self.members:
+        if self.status in ("waiting", "over") and not self.persistent and not self.room.members:
             self._close("everyone left")
             return
         self._updated()
 
     def _resume(self, member_id: int) -> None:
         """A member got a new connection: put it back, with a snapshot."""
-        member = self.members.get(member_id)
+        member = self.room.members.get(member_id)
         if member is None:
             return
         member.connected = True
@@ -496,7 +435,7 @@ class Match:
         if index is None:
             self._send(member_id, P.Watching(table=self.info()))
         else:
-            seat = self.seats[index]
+            seat = self.room.seats[index]
             if seat is None or seat.member != member_id:  # pragma: no cover
                 return
             seat.away_since = None
@@ -514,13 +453,13 @@ class Match:
 
     def _away(self, member_id: int, at: float) -> None:
         """A member lost its connection (it may come back)."""
-        member = self.members.get(member_id)
+        member = self.room.members.get(member_id)
         if member is None:
             return
         member.connected = False
         index = member.seat
         if index is not None:
-            seat = self.seats[index]
+            seat = self.room.seats[index]
             if seat is not None and seat.member == member_id:
                 seat.away_since = at  # the grace runs from the drop
         self._log(logging.INFO, index, "%s is away", member.name)
@@ -528,8 +467,8 @@ class Match:
         self._updated()
 
     def _check_host(self, who: Who, msg: Any) -> bool:
-        index = self._seat_of(who)
-        if index is None or index != self.host:
+        index = self.room.seat_of(who.id)
+        if index is None or index != self.room.host:
             self._refuse(who, msg, E.NOT_HOST, "only the host may do that")
             return False
         if self.status == "playing":
@@ -551,18 +490,18 @@ class Match:
             return
         self.place_bot(index, strategy, msg.name)
         self._updated(who.id, msg.id)
-        if self.autostart and all(s is not None for s in self.seats):
+        if self.autostart and self.room.full():
             self._begin()
 
     def _remove_bot(self, who: Who, msg: P.RemoveBot) -> None:
         if not self._check_host(who, msg):
             return
         index = msg.seat
-        seat = self.seats[index] if index < len(self.seats) else None
+        seat = self.room.seats[index] if index < len(self.room.seats) else None
         if seat is None or not seat.builtin:
             self._refuse(who, msg, E.NO_SUCH_SEAT, f"no built-in bot in seat {index}", "seat")
             return
-        self.seats[index] = None
+        self.room.seats[index] = None
         self._fact("unseated", seat=index)
         self._log(logging.INFO, index, "bot removed")
         self._updated(who.id, msg.id)
@@ -570,7 +509,7 @@ class Match:
     def _start(self, who: Who, msg: P.Start) -> None:
         if not self._check_host(who, msg):
             return
-        if any(s is None for s in self.seats):
+        if any(s is None for s in self.room.seats):
             self._refuse(who, msg, E.NOT_ENOUGH_PLAYERS,
                          "every seat must be taken: add bots to fill the empty ones")
             return
@@ -597,11 +536,11 @@ class Match:
         self._deferred.clear()
         self._paced_until = None
         self._thinking = None
-        for member in self.members:
+        for member in self.room.members:
             if notify:
                 self._send(member, P.Left(table_id=self.id, reason="table_closed"))
             self._out.released.append(member)
-        self.members.clear()
+        self.room.members.clear()
         self._fact("closed", why=why)
         self._out.closed = why
 
@@ -631,14 +570,14 @@ class Match:
         self._deadline = None
         self._shown = (0, 0)
         self._chosen = {}
-        for seat in self.seats:
+        for seat in self.room.seats:
             assert seat is not None
             seat.gone = False
         self.games_played += 1
         self._fact("game_started", game=self.games_played,
-                   seats=[s.name if s is not None else None for s in self.seats])
+                   seats=[s.name if s is not None else None for s in self.room.seats])
         self._log(logging.INFO, None, "game %d starts: %s", self.games_played,
-                  ", ".join(f"{s.index}={s.name}" for s in self.seats if s is not None))
+                  ", ".join(f"{s.index}={s.name}" for s in self.room.seats if s is not None))
         self._out.started = True
         # the players learn of the start from round_started (docs/PROTOCOL.md example)
         self._updated(table=False)
@@ -676,7 +615,7 @@ class Match:
 
     def _decide(self, who: Who, msg: Any) -> None:
         game = self._game
-        index = self._seat_of(who)
+        index = self.room.seat_of(who.id)
         if index is None or game is None or self.status != "playing":
             self._refuse(who, msg, E.NOT_ALLOWED, "you are not playing at this table")
             return
@@ -731,7 +670,7 @@ class Match:
                 or game.pending is None or seat not in game.pending.seats):
             return  # the decision was made meanwhile (a late answer)
         how = ""
-        s = self.seats[seat]
+        s = self.room.seats[seat]
         if s is not None and not s.builtin:
             how = "autopilot (time ran out): " if s.away_since is None else \
                 "autopilot (player away): "
@@ -771,7 +710,7 @@ class Match:
             index = self._due_seat()
             if index is None:
                 return
-            seat = self.seats[index]
+            seat = self.room.seats[index]
             assert seat is not None and self._armed is not None
             if seat.builtin:
                 self._think(index, seat.strategy, seat.seed)
@@ -794,7 +733,7 @@ class Match:
 
     def _autoplay_at(self, index: int) -> float | None:
         """When an away player's pending decision is made for them (None: at the deadline)."""
-        seat = self.seats[index]
+        seat = self.room.seats[index]
         if seat is None or seat.builtin:
             return None
         if seat.gone:
@@ -814,7 +753,7 @@ class Match:
         now = self._now
         late = self._deadline is not None and now >= self._deadline
         for index in sorted(pending.seats):
-            seat = self.seats[index]
+            seat = self.room.seats[index]
             if seat is None:  # pragma: no cover
                 continue
             if seat.builtin or late:
@@ -900,8 +839,8 @@ class Match:
         msg = P.DeadlineWarning(kind=kind, round=rnd, turn=turn, pick=pick, deadline=deadline,
                                 remaining=remaining)
         for index in sorted(pending.seats):
-            seat = self.seats[index]
-            if seat is None or seat.builtin or not self._seat_connected(seat):
+            seat = self.room.seats[index]
+            if seat is None or seat.builtin or not self.room.seat_connected(seat):
                 continue
             self._to_seat(index, msg)
             self._log(logging.DEBUG, index, "warned: %.1f s left", remaining)
@@ -937,7 +876,7 @@ class Match:
             if pause:
                 if self._paced_until is None:
                     delay = self.settings.step_delay
-                    if delay > 0 and self._person_watching():
+                    if delay > 0 and self.room.person_watching():
                         self._paced_until = self._now + delay
                 if self._paced_until is not None and self._now < self._paced_until:
                     return False
@@ -965,7 +904,7 @@ class Match:
         elif isinstance(event, RowsDealt):
             if game.options.draft:
                 # Draft: the hands were picked in the open; each seat is told its own
-                for index in range(len(self.seats)):
+                for index in range(len(self.room.seats)):
                     hand = game.view(index).hand
                     if hand:
                         self._to_seat(index, P.HandDealt(cards=hand))
@@ -1043,9 +982,9 @@ class Match:
         self._armed = self._deadline = None
         self._over_since = self._now
         # a player who left during the game frees their seat now
-        for i, seat in enumerate(self.seats):
+        for i, seat in enumerate(self.room.seats):
             if seat is not None and seat.gone:
-                self.seats[i] = None
+                self.room.seats[i] = None
         self._refresh_presence()
         self._updated()
 
@@ -1067,10 +1006,9 @@ class Match:
             "version": 1,
             "id": self.id, "name": self.name, "settings": asdict(self.settings),
             "persistent": self.persistent, "autostart": self.autostart,
-            "seats": [None if s is None else asdict(s) for s in self.seats],
-            "members": [asdict(m) for m in self.members.values()],
-            "host": self.host, "status": self.status, "games_played": self.games_played,
-            "rng": _rng_to_data(self._rng), "deal_rng": _rng_to_data(self._deal_rng),
+            "room": self.room.to_data(),
+            "status": self.status, "games_played": self.games_played,
+            "rng": rng_to_data(self._rng), "deal_rng": rng_to_data(self._deal_rng),
             "history": [list(h) for h in self._history] if self._game is not None else None,
             "armed": list(self._armed) if self._armed is not None else None,
             "deadline": self._deadline, "armed_at": self._armed_at, "warned": self._warned,
@@ -1080,7 +1018,7 @@ class Match:
             # the unsent events are the last ones the history produces
             "backlog": [[re, pause] for _, re, pause in self._backlog],
             "paced_until": self._paced_until,
-            "deferred": [_input_to_data(i) for i in self._deferred],
+            "deferred": [input_to_data(i) for i in self._deferred],
         }
 
     @classmethod
@@ -1092,11 +1030,10 @@ class Match:
         settings = TableSettings(**data["settings"])
         m = cls(data["id"], data["name"], settings, now=0.0, persistent=data["persistent"],
                 autostart=data["autostart"], dealer=dealer)
-        m.seats = [None if s is None else SeatState(**s) for s in data["seats"]]
-        m.members = {d["id"]: Member(**d) for d in data["members"]}
-        m.host, m.status, m.games_played = data["host"], data["status"], data["games_played"]
-        m._rng = _rng_from_data(data["rng"])
-        m._deal_rng = _rng_from_data(data["deal_rng"])
+        m.room = Room.from_data(data["room"])
+        m.status, m.games_played = data["status"], data["games_played"]
+        m._rng = rng_from_data(data["rng"])
+        m._deal_rng = rng_from_data(data["deal_rng"])
         events: list[Event] = []
         if data["history"] is not None:
             m._game = game = Game(settings.game_options())
@@ -1117,51 +1054,11 @@ class Match:
             tail = events[len(events) - len(unsent):]
             m._backlog = deque((e, re, pause) for e, (re, pause) in zip(tail, unsent))
         m._paced_until = data["paced_until"]
-        m._deferred = deque(_input_from_data(d) for d in data["deferred"])
+        m._deferred = deque(input_from_data(d) for d in data["deferred"])
         return m
-
-    def seats_of_members(self) -> Iterator[tuple[int, int | None]]:
-        """(member id, seat or None) of every member."""
-        for member in self.members.values():
-            yield member.id, member.seat
 
 
 def _is_step(event: Event, previous: Event | None) -> bool:
     if isinstance(event, CardPlaced):
         return not isinstance(previous, RowTaken)
     return isinstance(event, _STEP_EVENTS)
-
-
-def _rng_to_data(rng: random.Random) -> list[Any]:
-    version, state, gauss = rng.getstate()
-    return [version, list(state), gauss]
-
-
-def _rng_from_data(data: list[Any]) -> random.Random:
-    rng = random.Random()
-    rng.setstate((data[0], tuple(data[1]), data[2]))
-    return rng
-
-
-def _input_to_data(item: Input) -> list[Any]:
-    match item:
-        case Request(who=who, msg=msg):
-            return ["request", asdict(who), msg.to_wire()]
-        case Disconnected(member=member, at=at):
-            return ["disconnected", member, at]
-        case Reconnected(member=member):
-            return ["reconnected", member]
-        case BotDecided(seat=seat, key=key, decision=decision):
-            return ["bot", seat, list(key), decision_to_data(decision)]
-    raise AssertionError(item)  # pragma: no cover
-
-
-def _input_from_data(data: list[Any]) -> Input:
-    kind = data[0]
-    if kind == "request":
-        return Request(Who(**data[1]), P.decode_message(data[2], P.CLIENT))
-    if kind == "disconnected":
-        return Disconnected(data[1], data[2])
-    if kind == "reconnected":
-        return Reconnected(data[1])
-    return BotDecided(data[1], tuple(data[2]), decision_from_data(data[3]))

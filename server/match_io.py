@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.engine import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place, View
+from nimmt.engine import Decision, View
 
 __all__ = [
     "Who",
@@ -26,10 +26,6 @@ __all__ = [
     "Think",
     "Fact",
     "Effects",
-    "decision_to_data",
-    "decision_from_data",
-    "deal_to_data",
-    "deal_from_data",
 ]
 
 
@@ -125,38 +121,3 @@ class Effects:
     changed: bool = False  # the table's public info changed (the lobby hears of it)
     started: bool = False  # a game started
     closed: str | None = None  # the table is closed (why)
-
-
-# ---------------------------------------------------------------------- plain data
-def decision_to_data(d: Decision) -> list[Any]:
-    if isinstance(d, Commit):
-        return ["commit", d.seat, d.card, d.round, d.turn]
-    if isinstance(d, ChooseRow):
-        return ["row", d.seat, d.row]
-    if isinstance(d, ChooseTie):
-        return ["tie", d.seat, d.place.row, d.place.end.value]
-    return ["pick", d.seat, d.card]
-
-
-def decision_from_data(data: list[Any]) -> Decision:
-    kind, seat, *rest = data
-    if kind == "commit":
-        return Commit(seat, rest[0], rest[1], rest[2])
-    if kind == "row":
-        return ChooseRow(seat, rest[0])
-    if kind == "tie":
-        return ChooseTie(seat, Place(rest[0], End(rest[1])))
-    if kind == "pick":
-        return DraftPick(seat, rest[0])
-    raise ValueError(f"no decision of kind {kind!r}")
-
-
-def deal_to_data(deal: Deal) -> dict[str, Any]:
-    hands = [list(h) for h in deal.hands] if deal.hands is not None else None
-    return {"rows": list(deal.rows), "hands": hands}
-
-
-def deal_from_data(data: dict[str, Any]) -> Deal:
-    hands = data["hands"]
-    return Deal(rows=tuple(data["rows"]),
-                hands=tuple(tuple(h) for h in hands) if hands is not None else None)

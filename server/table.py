@@ -26,8 +26,9 @@ from nimmt import protocol as P
 from nimmt.bots import Strategy, make_strategy
 
 from .config import TableSettings
-from .match import Dealer, Match, SeatState
+from .match import Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
+from .room import SeatState
 from .session import Session
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE"]
