@@ -211,7 +211,8 @@ class Match:
         return any(isinstance(i, Request) and i.who.id == member for i in self._deferred)
 
     def place_bot(self, index: int, strategy: str, name: str | None) -> None:
-        """Seat a built-in bot (the caller checked that the seat is free)."""
+        """Seat a built-in bot (the caller checked that the seat is free); its fact
+        goes out with the next call's effects."""
         name = self.room.unique_name(name or f"Bot-{index}")
         self.room.seats[index] = SeatState(index, name, strategy=strategy,
                                       seed=self._rng.randrange(2**32))
@@ -237,8 +238,8 @@ class Match:
 
     # ================================================================== plumbing
     def _begin_call(self, now: float, wall: float) -> None:
+        # self._out may hold facts from place_bot: they go out with this call's effects
         self._now, self._wall = now, wall
-        self._out = Effects()
 
     def _end_call(self) -> Effects:
         out, self._out = self._out, Effects()

@@ -290,6 +290,8 @@ def test_built_in_bots_and_the_autopilot_play_a_whole_game_each_from_its_own_vie
     for seat in range(1, 4):
         h.match.place_bot(seat, "heuristic", None)
     h.send(ANN, P.CreateTable(options=P.TableOptions(seats=4), id=1))
+    assert [(f.kind, f.data.get("strategy")) for f in h.facts[:4]] == [
+        ("seated", "heuristic")] * 3 + [("seated", None)]
     h.send(ANN, P.Start(id=2))
     assert {t.view.seat for t in h.thinks} == {1, 2, 3}  # the bots commit at once
     h.input(Disconnected(ANN.id, 0.0))  # Ann goes: the autopilot plays for her at once
