@@ -1,7 +1,7 @@
 """The lobby: sessions, tables, and the requests that are not a table's own.
 
 Everything here is synchronous and quick: a request for a table is handed to
-that table's task through its channel (``Table.submit``), so one connection's
+that table's task through its channel (``Table.request``), so one connection's
 request never waits for another table.
 """
 
@@ -29,7 +29,6 @@ SERVER_SOFTWARE = "nimmt-server 0.1.0"
 
 #: The lobby hears of each table at most this often (seconds).
 LOBBY_FEED_INTERVAL = 1.0
-
 
 
 class Lobby:
