@@ -134,7 +134,8 @@ class Match:
         self._backlog: deque[tuple[Event, int | None, bool]] = deque()
         self._paced_until: float | None = None
         self._deferred: deque[Input] = deque()  # inputs that wait for the backlog
-        self._thinking: tuple[int, tuple[Any, ...]] | None = None
+        # seat -> the decision key a strategy is deciding for it (a Think not answered yet)
+        self._thinking: dict[int, tuple[Any, ...]] = {}
         self._now = now
         self._wall = 0.0
         self._out = Effects()
@@ -170,15 +171,18 @@ class Match:
             return wake
         if self._backlog:
             return min(wake, self._paced_until if self._paced_until is not None else -math.inf)
-        if self._thinking is not None or self._deadline is None:
+        if self._deadline is None:
             return wake
         warn_at = self._warn_at()
         if warn_at is not None:
             wake = min(wake, warn_at)
-        wake = min(wake, self._deadline)
+        if self._deadline > self._now:  # past: only seats a strategy decides for are left
+            wake = min(wake, self._deadline)
         pending = self._game.pending
         if pending is not None:
             for i in pending.seats:
+                if i in self._thinking:
+                    continue
                 at = self._autoplay_at(i)
                 if at is not None:
                     wake = min(wake, at)
@@ -536,7 +540,7 @@ class Match:
         self._backlog.clear()
         self._deferred.clear()
         self._paced_until = None
-        self._thinking = None
+        self._thinking.clear()
         for member in self.room.members:
             if notify:
                 self._send(member, P.Left(table_id=self.id, reason="table_closed"))
@@ -665,8 +669,8 @@ class Match:
 
     def _bot_decided(self, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
         game = self._game
-        if self._thinking == (seat, key):
-            self._thinking = None
+        if self._thinking.get(seat) == key:
+            del self._thinking[seat]
         if (game is None or self.status != "playing" or self._armed != key
                 or game.pending is None or seat not in game.pending.seats):
             return  # the decision was made meanwhile (a late answer)
@@ -715,11 +719,11 @@ class Match:
             assert seat is not None and self._armed is not None
             if seat.builtin:
                 self._think(index, seat.strategy, seat.seed)
-                return
+                continue
             decision = game.autopilot(index)
             if decision is None:
                 self._think(index, None, None)  # the table's fallback strategy
-                return
+                continue
             how = "autopilot (time ran out): " if seat.away_since is None else \
                 "autopilot (player away): "
             self._broadcast(self._apply(index, decision, how))
@@ -727,9 +731,7 @@ class Match:
     def _think(self, index: int, strategy: str | None, seed: int | None) -> None:
         assert self._game is not None and self._armed is not None
         key = self._armed
-        if self._thinking == (index, key):
-            return
-        self._thinking = (index, key)
+        self._thinking[index] = key
         self._out.thinks.append(Think(index, key, self._game.view(index), strategy, seed))
 
     def _autoplay_at(self, index: int) -> float | None:
@@ -755,7 +757,7 @@ class Match:
         late = self._deadline is not None and now >= self._deadline
         for index in sorted(pending.seats):
             seat = self.room.seats[index]
-            if seat is None:  # pragma: no cover
+            if seat is None or index in self._thinking:
                 continue
             if seat.builtin or late:
                 return index
@@ -788,6 +790,7 @@ class Match:
         if key == self._armed:
             return
         self._armed = key
+        self._thinking.clear()  # what was asked for an earlier decision is answered late
         self._armed_at = self._now
         self._deadline = self._now + duration
         self._warned = False

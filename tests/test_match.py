@@ -69,6 +69,7 @@ class Harness:
         self.thinks: list[Any] = []
         self.bots: dict[Any, Any] = {}
         self.fallback = make_strategy(match.settings.fallback, 7)
+        self.answer = True  # answer each Think at once (False: the test answers them)
 
     @classmethod
     def new(cls, dealer: Any = None, **settings: Any) -> Harness:
@@ -85,6 +86,8 @@ class Harness:
             self.got[member].append((self.now, msg))
         for think in effects.thinks:  # answered at once, as the trio actor does
             self.thinks.append(think)
+            if not self.answer:
+                continue
             if think.strategy is None:
                 strategy = self.fallback
             else:
@@ -299,6 +302,30 @@ def test_built_in_bots_and_the_autopilot_play_a_whole_game_each_from_its_own_vie
     assert {(t.view.seat, t.strategy) for t in h.thinks} == {
         (0, None), (1, "heuristic"), (2, "heuristic"), (3, "heuristic")}
     assert len(h.of(ANN, "round_scored")) == 2
+
+
+def test_strategies_may_answer_later_and_the_clock_goes_on_meanwhile():
+    """The shape a bot thinking in another process needs: every due Think is asked at
+    once, deadlines still run for the others, and an answer is taken when it comes."""
+    h = Harness.new(seats=3, turn_time=10.0)
+    h.answer = False
+    for seat in (1, 2):
+        h.match.place_bot(seat, "heuristic", None)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(ANN, P.Start(id=2))
+    assert [t.seat for t in h.thinks] == [1, 2]  # both at once, each from its own view
+    assert [t.view.seat for t in h.thinks] == [1, 2]
+    h.run_until(10.0)  # Ann's deadline: the fallback is asked for her too
+    assert [t.seat for t in h.thinks] == [1, 2, 0] and h.thinks[2].strategy is None
+    assert h.match.next_wake() > 10.0  # nothing left to wake for: no busy loop
+    for think in h.thinks:
+        strategy = h.fallback if think.strategy is None else make_strategy("heuristic", 1)
+        h.input(BotDecided(think.seat, think.key, strategy.decide(think.view)))
+    assert h.last(ANN, "revealed") and h.last(ANN, "turn_started").turn == 2
+    stale = h.thinks[0]
+    before = len(h.got[ANN.id])
+    h.input(BotDecided(stale.seat, stale.key, stale.view.legal[0]))  # a late answer
+    assert len(h.got[ANN.id]) == before  # ignored
 
 
 # ====================================================================== pacing
