@@ -85,7 +85,10 @@ class Think:
 
     ``strategy``: a built-in bot's strategy name and ``seed``; None for the
     table's fallback strategy (the autopilot of a player whose time ran out or
-    who is away). The actor answers with ``BotDecided(seat, key, decision)``.
+    who is away). The actor answers with ``BotDecided(seat, key, decision)``,
+    at once or later: every Think due is asked at once, the match goes on with
+    the other seats meanwhile, and an answer for a decision no longer awaited
+    is ignored.
     """
 
     seat: int
