@@ -40,6 +40,7 @@ from nimmt.engine import (
     ChooseTie,
     Commit,
     CommitAccepted,
+    Deal,
     Decision,
     DraftOpened,
     DraftPick,
@@ -120,7 +121,7 @@ class Match:
         self._rng = random.Random(seed)
         self._deal_rng = random.Random(0)
         self._game: Game | None = None  # private: never handed out
-        self._history: list[list[Any]] = []  # this game's deals and decisions (to rebuild it)
+        self._history: list[Deal | Decision] = []  # this game's deals and decisions, in order
         # the decision awaited and its timer
         self._armed: tuple[Any, ...] | None = None
         self._deadline: float | None = None
@@ -599,9 +600,8 @@ class Match:
             return []
         deal = self.dealer(game.options, pending, game.view(None), self._deal_rng)
         events = game.deal(deal)
-        data = deal_to_data(deal)
-        self._history.append(["deal", data])
-        self._fact("dealt", **data)
+        self._history.append(deal)
+        self._fact("dealt", **deal_to_data(deal))
         return events
 
     def _apply(self, seat: int, decision: Decision, how: str = "") -> list[Event]:
@@ -609,9 +609,8 @@ class Match:
         game = self._game
         assert game is not None
         events = game.apply(decision)
-        data = decision_to_data(decision)
-        self._history.append(["decide", data])
-        self._fact("decided", decision=data)
+        self._history.append(decision)
+        self._fact("decided", decision=decision_to_data(decision))
         events += self._deal_if_due()
         if isinstance(decision, (ChooseRow, ChooseTie)):
             self._chosen[seat] = self._shown
@@ -1013,7 +1012,9 @@ class Match:
             "room": self.room.to_data(),
             "status": self.status, "games_played": self.games_played,
             "rng": rng_to_data(self._rng), "deal_rng": rng_to_data(self._deal_rng),
-            "history": [list(h) for h in self._history] if self._game is not None else None,
+            "history": [["deal", deal_to_data(h)] if isinstance(h, Deal)
+                        else ["decide", decision_to_data(h)] for h in self._history]
+                       if self._game is not None else None,
             "armed": list(self._armed) if self._armed is not None else None,
             "deadline": self._deadline, "armed_at": self._armed_at, "warned": self._warned,
             "shown": list(self._shown),
@@ -1042,12 +1043,15 @@ class Match:
         if data["history"] is not None:
             m._game = game = Game(settings.game_options())
             events = list(game.opening_events)
-            m._history = [list(h) for h in data["history"]]
-            for kind, item in m._history:
+            for kind, item in data["history"]:
                 if kind == "deal":
-                    events += game.deal(deal_from_data(item))
+                    deal = deal_from_data(item)
+                    m._history.append(deal)
+                    events += game.deal(deal)
                 else:
-                    events += game.apply(decision_from_data(item))
+                    decision = decision_from_data(item)
+                    m._history.append(decision)
+                    events += game.apply(decision)
         m._armed = tuple(data["armed"]) if data["armed"] is not None else None
         m._deadline, m._armed_at, m._warned = data["deadline"], data["armed_at"], data["warned"]
         m._shown = (data["shown"][0], data["shown"][1])

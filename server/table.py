@@ -138,9 +138,10 @@ class Table:
         log.info("table=%s opened: %r, %s seats, options %s", self.id, match.name,
                  len(match.seats), match.describe_options())
         try:
+            wake = match.next_wake()
             while not match.closed:
                 item = None
-                with trio.move_on_at(match.next_wake()):
+                with trio.move_on_at(wake):
                     item = await self._inbox.receive()
                 session = item[0] if item is not None else None
                 try:
@@ -148,9 +149,11 @@ class Table:
                         self._feed(*self._notices.popleft())
                     if item is not None and not match.closed:
                         self._feed(*item)
-                    if not match.closed and trio.current_time() >= match.next_wake():
-                        self._carry_out(match.wake(trio.current_time(), time.time()))
+                    now = trio.current_time()
+                    if not match.closed and now >= match.next_wake():
+                        self._carry_out(match.wake(now, time.time()))
                     await self._think()
+                    wake = match.next_wake()
                 except Exception:
                     # A bug must not take the server (or any other table) down.
                     log.exception("table=%s internal error", self.id)
