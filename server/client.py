@@ -315,14 +315,14 @@ class Client:
                               request=msg.TYPE, re=msg.id))
 
     def _route(self, msg: P.Message) -> None:
-        tag = msg.TYPE
-        if tag == "ping":
-            self.send(P.Pong(nonce=msg.nonce, re=msg.id))  # type: ignore[attr-defined]
-        elif tag == "pong":
-            pass
-        elif tag == "goodbye":
-            self.drop("goodbye: " + msg.reason)  # type: ignore[attr-defined]
-        elif tag == "hello":
-            self.server.lobby.hello(self, msg)  # type: ignore[arg-type]
-        else:
-            self.server.lobby.request(self, msg)
+        match msg:
+            case P.Ping(nonce=nonce):
+                self.send(P.Pong(nonce=nonce, re=msg.id))
+            case P.Pong():
+                pass
+            case P.Goodbye(reason=reason):
+                self.drop("goodbye: " + reason)
+            case P.Hello():
+                self.server.lobby.hello(self, msg)
+            case _:
+                self.server.lobby.request(self, msg)
