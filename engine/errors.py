@@ -37,28 +37,46 @@ class InvalidPosition(NimmtError):
 
 
 class IllegalDecision(NimmtError):
-    """A decision the rules do not allow now. Subclasses say why."""
+    """A decision the rules do not allow now. Subclasses say why.
+
+    ``code`` is the error code a server sends for it (docs/PROTOCOL.md); a plain
+    string, so the engine needs nothing of the protocol.
+    """
+
+    code: str = "not_allowed"
 
 
 class WrongPhase(IllegalDecision):
     """The game is not waiting for this kind of decision (or is over)."""
 
+    code = "not_your_turn"
+
 
 class NotYourDecision(IllegalDecision):
     """The seat is not the one (or not one of those) who must decide now."""
+
+    code = "not_your_turn"
 
 
 class CardNotInHand(IllegalDecision):
     """The card committed or picked is not in that seat's hand (or the draft pool)."""
 
+    code = "illegal_card"
+
 
 class IllegalRow(IllegalDecision):
     """The row number is not 0..3."""
+
+    code = "illegal_choice"
 
 
 class IllegalPlace(IllegalDecision):
     """The place chosen is not one of the tied places offered."""
 
+    code = "illegal_choice"
+
 
 class StaleTurn(IllegalDecision):
     """A commit tagged for another round or turn than the one being played."""
+
+    code = "stale_turn"

@@ -18,6 +18,7 @@ from .config import (
     load_config,
     load_config_text,
 )
+from .match import Match
 from .table import Table
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "load_config",
     "load_config_text",
     "Table",
+    "Match",
 ]

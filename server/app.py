@@ -19,7 +19,7 @@ import trio
 
 from nimmt import protocol as P
 
-from .cli import join_hint
+from .addresses import join_hint
 from .client import Client
 from .config import ServerConfig
 from .lobby import Lobby

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import socket
-import struct
 import sys
 from dataclasses import replace
 from typing import Any
@@ -20,6 +18,7 @@ from collections.abc import Sequence
 
 import trio
 
+from .addresses import join_hint, lan_addresses
 from .config import DEFAULT_PORT, LOG_LEVELS, ConfigError, ServerConfig, load_config
 
 __all__ = ["main", "parse_args", "config_from_args", "lan_addresses", "join_hint"]
@@ -97,53 +96,6 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
             table[name] = getattr(args, name)
     config = replace(config, **top, table=replace(config.table, **table))
     return config.validate()
-
-
-def _interface_addresses() -> list[str]:
-    """IPv4 addresses of the network interfaces (Linux: SIOCGIFADDR; nothing is sent)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not a Unix
-        return []
-    found = []
-    try:
-        names = [name for _, name in socket.if_nameindex()]
-    except OSError:  # pragma: no cover
-        return []
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        for name in names:
-            try:
-                packed = fcntl.ioctl(sock.fileno(), 0x8915,  # SIOCGIFADDR
-                                     struct.pack("256s", name.encode()[:15]))
-            except OSError:
-                continue  # no IPv4 address (or not Linux)
-            found.append(socket.inet_ntoa(packed[20:24]))
-    return found
-
-
-def lan_addresses() -> list[str]:
-    """This machine's non-loopback IPv4 addresses, found without sending anything."""
-    candidates = _interface_addresses()
-    try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-    except OSError:
-        infos = []
-    candidates += [info[4][0] for info in infos if isinstance(info[4][0], str)]
-    found: list[str] = []
-    for address in candidates:
-        if not address.startswith("127.") and address != "0.0.0.0" and address not in found:
-            found.append(address)
-    return found
-
-
-def join_hint(host: str, port: int) -> str:
-    """The line printed at start: where the server listens and how others join."""
-    if host in ("0.0.0.0", "::", ""):
-        targets = lan_addresses() or [socket.gethostname()]
-    else:
-        targets = [host]
-    joins = " or ".join(f"nimmt-client {t}:{port}" for t in targets)
-    return f"nimmt-server listening on {host}:{port} — players join with: {joins}"
 
 
 def setup_logging(level: int) -> None:

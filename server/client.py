@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
 from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
+from .config import ServerConfig
 from .limits import TokenBucket
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .app import Server
-    from .session import Session
+from .lobby import Lobby
+from .session import Session
 
 __all__ = ["Client"]
 
@@ -38,6 +37,16 @@ RECEIVE_SIZE = 65536
 _BATCH = 64  # frames joined into one write
 BAD_FRAMES_MAX = 20  # invalid frames in a row before the connection is closed
 _WELCOMED = (P.ConnState.LOBBY, P.ConnState.SEATED, P.ConnState.WATCHING, P.ConnState.PLAYING)
+
+
+class Server(Protocol):
+    """What a connection uses of its server (``server.app.Server``)."""
+
+    config: ServerConfig
+
+    @property
+    def lobby(self) -> Lobby: ...
+    def forget(self, client: Client) -> None: ...
 
 
 def peer_name(stream: trio.abc.Stream) -> str:
@@ -306,14 +315,14 @@ class Client:
                               request=msg.TYPE, re=msg.id))
 
     def _route(self, msg: P.Message) -> None:
-        tag = msg.TYPE
-        if tag == "ping":
-            self.send(P.Pong(nonce=msg.nonce, re=msg.id))  # type: ignore[attr-defined]
-        elif tag == "pong":
-            pass
-        elif tag == "goodbye":
-            self.drop("goodbye: " + msg.reason)  # type: ignore[attr-defined]
-        elif tag == "hello":
-            self.server.lobby.hello(self, msg)  # type: ignore[arg-type]
-        else:
-            self.server.lobby.request(self, msg)
+        match msg:
+            case P.Ping(nonce=nonce):
+                self.send(P.Pong(nonce=nonce, re=msg.id))
+            case P.Pong():
+                pass
+            case P.Goodbye(reason=reason):
+                self.drop("goodbye: " + reason)
+            case P.Hello():
+                self.server.lobby.hello(self, msg)
+            case _:
+                self.server.lobby.request(self, msg)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from nimmt import protocol as P
 from nimmt.bots import STRATEGIES
 from nimmt.engine import InvalidOptions, Options
 
@@ -41,13 +42,22 @@ class ConfigError(ValueError):
     """A setting with a wrong name, type or value (the message says which)."""
 
 
+# the fields a client sees and sets (the protocol's TableOptions) besides the end condition
+_WIRE_NAMES = (
+    "seats", "tactic_deck", "draft", "professional", "countdown", "turn_time", "choice_time",
+    "draft_time", "step_delay", "autoplay_when_away", "grace_time", "fallback",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class TableSettings:
     """One table's options and timers (the ``[table]`` section of the config).
 
     The names are those of the protocol's ``TableOptions`` (docs/PROTOCOL.md),
     plus three that only the server sets: ``warn_before``, ``abandon_after``
-    and ``keep_finished``. Times are in seconds. ``point_limit = 0`` and
+    and ``keep_finished``. The one server-side shape of a table's options: it
+    converts at each boundary, ``from_wire``/``to_wire`` (the protocol) and
+    ``game_options`` (the engine). Times are in seconds. ``point_limit = 0`` and
     ``rounds = 0`` mean "not set" (TOML has no null).
     """
 
@@ -70,6 +80,29 @@ class TableSettings:
     warn_before: float = 5.0  # players who have not decided are warned this long before
     abandon_after: float = 600.0  # nobody connected this long: the table is closed
     keep_finished: float = 300.0  # a finished table nobody is at is closed after this
+
+    @classmethod
+    def from_wire(cls, options: P.TableOptions, base: TableSettings) -> TableSettings:
+        """A new table's settings from a client's ``create_table.options``: a field
+        left at the protocol's default takes ``base``'s (the server's) instead.
+        Raises ``ConfigError``."""
+        default = P.TableOptions()
+        changes: dict[str, Any] = {}
+        for name in _WIRE_NAMES:
+            value = getattr(options, name)
+            if value != getattr(default, name):
+                changes[name] = value
+        if (options.point_limit, options.rounds) != (default.point_limit, default.rounds):
+            changes["point_limit"] = options.point_limit or 0
+            changes["rounds"] = options.rounds or 0
+        return replace(base, **changes).validate()
+
+    def to_wire(self) -> P.TableOptions:
+        """The options as the protocol shows them (``table.options``)."""
+        return P.TableOptions(
+            point_limit=self.point_limit or None, rounds=self.rounds or None,
+            **{name: getattr(self, name) for name in _WIRE_NAMES},
+        )
 
     def game_options(self) -> Options:
         """The engine ``Options`` these settings describe (raises ``ConfigError``)."""

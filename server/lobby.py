@@ -1,7 +1,7 @@
 """The lobby: sessions, tables, and the requests that are not a table's own.
 
 Everything here is synchronous and quick: a request for a table is handed to
-that table's task through its channel (``Table.submit``), so one connection's
+that table's task through its channel (``Table.request``), so one connection's
 request never waits for another table.
 """
 
@@ -10,19 +10,15 @@ from __future__ import annotations
 import logging
 from collections import deque
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
 from nimmt import protocol as P
 
-from .config import ConfigError, ServerConfig
-from .session import Session, new_token
+from .config import ConfigError, ServerConfig, TableSettings
+from .session import Link, Session, new_token
 from .table import Table
-from .wire import settings_from_options
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .client import Client
 
 __all__ = ["Lobby", "SERVER_SOFTWARE"]
 
@@ -33,12 +29,6 @@ SERVER_SOFTWARE = "nimmt-server 0.1.0"
 
 #: The lobby hears of each table at most this often (seconds).
 LOBBY_FEED_INTERVAL = 1.0
-
-# requests a table's task handles for the session's own table
-_TABLE_REQUESTS = {
-    "leave": "leave", "add_bot": "add_bot", "remove_bot": "remove_bot", "start": "start",
-    "commit": "decide", "choose_row": "decide", "choose_tie": "decide", "draft_pick": "decide",
-}
 
 
 class Lobby:
@@ -98,9 +88,6 @@ class Lobby:
         if table is self.bot_table and not self.stopping:
             self.open_bot_table()
 
-    def table_over(self, table: Table) -> None:
-        pass
-
     def table_closed(self, table: Table) -> None:
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
@@ -110,11 +97,6 @@ class Lobby:
             self.bot_table = None
             if not self.stopping:
                 self.open_bot_table()
-
-    def close_all(self) -> None:
-        self.shutting_down = True
-        for table in list(self.tables.values()):
-            table.submit("close", None, "server shutdown")
 
     # ------------------------------------------------------------------ the lobby feed
     def table_changed(self, table: Table) -> None:
@@ -184,7 +166,7 @@ class Lobby:
             return True
         return session.lost_at is not None and now < session.lost_at + self.config.reconnect_grace
 
-    def hello(self, client: Client, msg: P.Hello) -> Session | None:
+    def hello(self, client: Link, msg: P.Hello) -> Session | None:
         """Answer a ``hello``: a new session, or the one its token names."""
         self._prune()
         name = _clean_name(msg.name)
@@ -211,13 +193,13 @@ class Lobby:
                                   limits=self.limits, re=msg.id))
             log.info("conn=%s session %s (%s) resumed", client.cid, session.sid, session.name)
             if session.table is not None:
-                session.table.submit("resume", session)
+                session.table.resumed(session)
             else:
                 self._in_lobby.add(session)
             return session
         return self._new_session(client, msg, name)
 
-    def _new_session(self, client: Client, msg: P.Hello, name: str) -> Session:
+    def _new_session(self, client: Link, msg: P.Hello, name: str) -> Session:
         self._session_ids += 1
         session = Session(self._session_ids, new_token(), name, msg.kind)
         self.sessions[session.token] = session
@@ -231,7 +213,7 @@ class Lobby:
                  msg.kind)
         return session
 
-    def disconnected(self, client: Client) -> None:
+    def disconnected(self, client: Link) -> None:
         """``client``'s connection is over; its session (if still its own) is away."""
         session = client.session
         client.session = None
@@ -241,44 +223,45 @@ class Lobby:
         session.lost_at = trio.current_time()
         self._in_lobby.discard(session)
         if session.table is not None:
-            session.table.submit("away", session)
+            session.table.disconnected(session)
         else:
             self._expire_later(session)
 
     # ------------------------------------------------------------------ requests
-    def request(self, client: Client, msg: Any) -> None:
+    def request(self, client: Link, msg: P.Message) -> None:
         """A message from a welcomed client (not ping, pong or goodbye)."""
         session = client.session
         if session is None:  # pragma: no cover - replaced in the meantime
             return
-        tag = msg.TYPE
-        kind = _TABLE_REQUESTS.get(tag)
-        if kind is not None:
-            table = session.table
-            if table is None:
-                client.send(P.Error(code=E.NOT_ALLOWED, message="you are at no table",
-                                    request=tag, re=msg.id))
-            else:
-                table.submit(kind, session, msg)
-        elif tag == "chat":
-            self._chat(session, msg)
-        elif tag == "list_tables":
-            # newest first (the dict keeps creation order)
-            tables = [t for t in reversed(self.tables.values()) if not t.closed]
-            tables = tables[:P.MAX_TABLES_LISTED]
-            client.send(P.TableList(tables=tuple(t.info() for t in tables), re=msg.id))
-        elif tag == "create_table":
-            self._create(session, msg)
-        elif tag in ("join", "watch"):
-            table = self.tables.get(msg.table_id)
-            if table is None or table.closed:
-                client.send(P.Error(code=E.NO_SUCH_TABLE, field="table_id", request=tag,
-                                    re=msg.id, message=f"no table {msg.table_id!r}"))
-            else:
-                table.submit(tag, session, msg)
-        else:  # pragma: no cover - the protocol's state table lets nothing else through
-            client.send(P.Error(code=E.NOT_ALLOWED, message=f"{tag} is not handled here",
-                                request=tag, re=msg.id))
+        match msg:
+            case (P.Leave() | P.AddBot() | P.RemoveBot() | P.Start() | P.Commit()
+                  | P.ChooseRow() | P.ChooseTie() | P.DraftPick()):
+                # the session's own table decides
+                if session.table is None:
+                    client.send(P.Error(code=E.NOT_ALLOWED, message="you are at no table",
+                                        request=msg.TYPE, re=msg.id))
+                else:
+                    session.table.request(session, msg)
+            case P.Chat():
+                self._chat(session, msg)
+            case P.ListTables():
+                # newest first (the dict keeps creation order)
+                tables = [t for t in reversed(self.tables.values()) if not t.closed]
+                tables = tables[:P.MAX_TABLES_LISTED]
+                client.send(P.TableList(tables=tuple(t.info() for t in tables), re=msg.id))
+            case P.CreateTable():
+                self._create(session, msg)
+            case P.Join() | P.Watch():
+                table = self.tables.get(msg.table_id)
+                if table is None or table.closed:
+                    client.send(P.Error(code=E.NO_SUCH_TABLE, field="table_id",
+                                        request=msg.TYPE, re=msg.id,
+                                        message=f"no table {msg.table_id!r}"))
+                else:
+                    table.request(session, msg)
+            case _:  # pragma: no cover - the protocol's state table lets nothing else through
+                client.send(P.Error(code=E.NOT_ALLOWED, message=f"{msg.TYPE} is not handled here",
+                                    request=msg.TYPE, re=msg.id))
 
     def _create(self, session: Session, msg: P.CreateTable) -> None:
         if session.table is not None:
@@ -290,7 +273,7 @@ class Lobby:
                                  message="the server has as many tables as it allows"))
             return
         try:
-            settings = settings_from_options(msg.options, self.config.table)
+            settings = TableSettings.from_wire(msg.options, self.config.table)
         except ConfigError as e:
             code = E.UNKNOWN_STRATEGY if "fallback" in str(e) else E.OUT_OF_RANGE
             session.send(P.Error(code=code, request=msg.TYPE, re=msg.id, field="options",
@@ -301,7 +284,7 @@ class Lobby:
         log.info("session %s (%s) creates table %s", session.sid, session.name, table.id)
         # the creator belongs to the table from now on (a second create_table is refused)
         session.table = table
-        table.submit("watch" if session.kind == "spectator" else "host", session, msg)
+        table.request(session, msg)
 
     def _chat(self, session: Session, msg: P.Chat) -> None:
         text = msg.text
@@ -313,7 +296,7 @@ class Lobby:
         if not text.strip():
             return
         if session.table is not None:
-            session.table.chat(session, text)
+            session.table.request(session, msg)
         else:
             self.to_lobby(P.ChatMessage(name=session.name, seat=None, text=text))
 

@@ -245,7 +245,7 @@ async def test_shutdown_says_goodbye_to_everyone(autojump_clock, kind):
 
 
 async def test_a_bug_at_one_table_closes_that_table_only(autojump_clock, monkeypatch):
-    from nimmt.server import wire
+    from nimmt.server import translate
 
     async with trio.open_nursery() as nursery:
         server = await serve_memory(nursery, make_config())
@@ -259,7 +259,7 @@ async def test_a_bug_at_one_table_closes_that_table_only(autojump_clock, monkeyp
         def broken(*args, **kwargs):
             raise RuntimeError("a bug")
 
-        monkeypatch.setattr(wire, "snapshot", broken)
+        monkeypatch.setattr(translate, "snapshot", broken)
         eve = await ScriptClient.memory(server, nursery, "Eve", "spectator")
         await eve.send(P.Watch(table_id="t2"))  # the snapshot of t2 fails
         assert (await ann.expect("left")).reason == "table_closed"

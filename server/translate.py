@@ -1,4 +1,6 @@
-"""Engine values to protocol messages and back: pure functions, no state.
+"""Engine values translated to protocol messages.
+
+Pure functions, no state.
 
 Everything a table sends about its game is built here from engine events, a
 ``View`` (``game.view(seat)``) and public table data; nothing here can see a
@@ -8,7 +10,6 @@ Everything a table sends about its game is built here from engine events, a
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any
 from collections.abc import Iterable
 
@@ -25,57 +26,25 @@ from nimmt.engine import (
     IllegalDecision,
     IllegalPlace,
     IllegalRow,
-    NotYourDecision,
     Options,
     Phase,
     Place,
     StaleTurn,
     View,
-    WrongPhase,
 )
 
-from .config import TableSettings
 
 __all__ = [
-    "options_from_settings",
-    "settings_from_options",
     "random_deal",
     "places",
     "snapshot",
     "requests_for",
-    "error_code",
     "error_field",
 ]
 
 E = P.ErrorCode
 
-# the protocol's TableOptions <-> the server's TableSettings
-_OPTION_NAMES = (
-    "seats", "tactic_deck", "draft", "professional", "countdown", "turn_time", "choice_time",
-    "draft_time", "step_delay", "autoplay_when_away", "grace_time", "fallback",
-)
 ALL_ROWS = (0, 1, 2, 3)
-
-def options_from_settings(s: TableSettings) -> P.TableOptions:
-    return P.TableOptions(
-        point_limit=s.point_limit or None, rounds=s.rounds or None,
-        **{name: getattr(s, name) for name in _OPTION_NAMES},
-    )
-
-
-def settings_from_options(o: P.TableOptions, base: TableSettings) -> TableSettings:
-    """A new table's settings: the client's ``create_table.options``, where a field left
-    at the protocol's default takes the server's configured default instead."""
-    default = P.TableOptions()
-    changes: dict[str, Any] = {}
-    for name in _OPTION_NAMES:
-        value = getattr(o, name)
-        if value != getattr(default, name):
-            changes[name] = value
-    if (o.point_limit, o.rounds) != (default.point_limit, default.rounds):
-        changes["point_limit"] = o.point_limit or 0
-        changes["rounds"] = o.rounds or 0
-    return replace(base, **changes).validate()
 
 
 def random_deal(options: Options, pending: AwaitingDeal, view: View,
@@ -160,15 +129,3 @@ def error_field(e: IllegalDecision, msg: Any) -> str | None:
     if isinstance(e, StaleTurn):
         return "pick" if isinstance(msg, P.DraftPick) else "turn"
     return None
-
-
-def error_code(e: IllegalDecision, msg: Any) -> str:
-    if isinstance(e, StaleTurn):
-        return E.STALE_TURN
-    if isinstance(e, CardNotInHand):
-        return E.ILLEGAL_CARD
-    if isinstance(e, (IllegalRow, IllegalPlace)):
-        return E.ILLEGAL_CHOICE
-    if isinstance(e, (NotYourDecision, WrongPhase)):
-        return E.NOT_YOUR_TURN
-    return E.NOT_ALLOWED  # pragma: no cover

@@ -1,0 +1,1081 @@
+"""A table's game flow as a sans-IO state machine: requests and times in, effects out.
+
+``Match`` owns everything that happens at one table: the seats and who sits in
+them, the spectators, the engine ``Game`` (private: it never leaves), the
+deadline of the decision awaited and its warning, the autopilot, the grace of
+away players, the Draft announcements and the pacing of resolution steps. It
+does no I/O and reads no clock: every call takes the time (``now``, the
+server's monotonic clock, and ``wall``, Unix time for the deadlines on the
+wire) and returns an ``Effects`` (see ``match_io``); ``next_wake()`` says when
+it wants to be called again (``wake``). A paced step is output scheduled for
+later, not a sleep: requests that need what was shown (decisions, snapshots)
+wait in the match until the paced steps are out; the others are answered at once.
+
+Hidden information by construction: everything sent to a seat is built from
+engine events routed to it and ``game.view(seat)`` (spectators: seat None);
+strategies decide from ``game.view(seat)`` (``Think``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from nimmt import protocol as P
+from nimmt.bots import STRATEGIES
+from nimmt.engine import (
+    AwaitingCommits,
+    AwaitingDeal,
+    AwaitingDraftPick,
+    AwaitingRowChoice,
+    AwaitingTieChoice,
+    CardPlaced,
+    CardsRevealed,
+    ChooseRow,
+    ChooseTie,
+    Commit,
+    CommitAccepted,
+    Deal,
+    Decision,
+    DraftOpened,
+    DraftPick,
+    DraftPicked,
+    End,
+    Event,
+    Game,
+    GameOver,
+    HandDealt,
+    IllegalDecision,
+    NotYourDecision,
+    Place,
+    RoundScored,
+    RoundStarted,
+    RowChoiceNeeded,
+    RowsDealt,
+    RowTaken,
+    SeatCommitted,
+    StaleTurn,
+    TieChoiceNeeded,
+    TurnStarted,
+)
+
+from . import translate
+from .config import TableSettings
+from .room import Member, Room, SeatState
+from .match_io import (
+    BotDecided,
+    Disconnected,
+    Effects,
+    Fact,
+    Input,
+    Reconnected,
+    Request,
+    Think,
+    Who,
+)
+from .match_data import (
+    deal_from_data,
+    deal_to_data,
+    decision_from_data,
+    decision_to_data,
+    input_from_data,
+    input_to_data,
+    rng_from_data,
+    rng_to_data,
+)
+
+__all__ = ["Match", "Dealer"]
+
+log = logging.getLogger("nimmt.server")
+E = P.ErrorCode
+
+#: chance: ``dealer(options, pending, view, rng) -> Deal`` (tests pass their own)
+Dealer = Callable[..., Any]
+
+# events that open a resolution step (a RowTaken and the CardPlaced after it are one step)
+_STEP_EVENTS = (RowTaken, CardPlaced, RowChoiceNeeded, TieChoiceNeeded)
+_DECISIONS = (P.Commit, P.ChooseRow, P.ChooseTie, P.DraftPick)
+
+
+class Match:
+    """One table's seats, spectators, options and (while playing) private ``Game``."""
+
+    def __init__(self, table_id: str, name: str, settings: TableSettings, *, now: float,
+                 persistent: bool = False, autostart: bool = False, seed: int | None = None,
+                 dealer: Dealer | None = None) -> None:
+        self.id = table_id
+        self.name = name
+        self.settings = settings
+        self.options = settings.to_wire()
+        self.persistent = persistent  # the --bots table: never closed while it waits
+        self.autostart = autostart  # start as soon as every seat is taken
+        self.dealer: Dealer = dealer or translate.random_deal
+        self.room = Room(settings.seats)
+        self.status = "waiting"  # waiting, playing, over, closed
+        self.games_played = 0
+        self._rng = random.Random(seed)
+        self._deal_rng = random.Random(0)
+        self._game: Game | None = None  # private: never handed out
+        self._history: list[Deal | Decision] = []  # this game's deals and decisions, in order
+        # the decision awaited and its timer
+        self._armed: tuple[Any, ...] | None = None
+        self._deadline: float | None = None
+        self._armed_at = 0.0
+        self._warned = False
+        self._shown = (0, 0)  # the round and turn the players have been told of
+        self._chosen: dict[int, tuple[int, int]] = {}  # seat -> (round, turn) of its last choice
+        self._nobody_since: float | None = now
+        self._over_since: float | None = None
+        # output not sent yet: (event, request id, a paced step starts here)
+        self._backlog: deque[tuple[Event, int | None, bool]] = deque()
+        self._paced_until: float | None = None
+        self._deferred: deque[Input] = deque()  # inputs that wait for the backlog
+        # seat -> the decision key a strategy is deciding for it (a Think not answered yet)
+        self._thinking: dict[int, tuple[Any, ...]] = {}
+        self._now = now
+        self._wall = 0.0
+        self._out = Effects()
+
+    def __repr__(self) -> str:
+        return f"<Match {self.id} {self.status}>"
+
+    # ================================================================== the interface
+    def handle(self, item: Input, now: float, wall: float) -> Effects:
+        """Take one input at time ``now`` (``wall``: the same moment as Unix time)."""
+        self._begin_call(now, wall)
+        if self.status != "closed":
+            if self._backlog and self._waits_for_backlog(item):
+                self._deferred.append(item)
+            else:
+                self._dispatch(item)
+            self._advance()
+        return self._end_call()
+
+    def wake(self, now: float, wall: float) -> Effects:
+        """The time ``next_wake()`` asked for has come (calling it early is harmless)."""
+        self._begin_call(now, wall)
+        if self.status != "closed":
+            self._on_timer()
+            if self.status != "closed":
+                self._advance()
+        return self._end_call()
+
+    def next_wake(self) -> float:
+        """When to call ``wake`` next (``math.inf``: only for inputs)."""
+        wake = self._close_at()
+        if self.status != "playing" or self._game is None:
+            return wake
+        if self._backlog:
+            return min(wake, self._paced_until if self._paced_until is not None else -math.inf)
+        if self._deadline is None:
+            return wake
+        warn_at = self._warn_at()
+        if warn_at is not None:
+            wake = min(wake, warn_at)
+        if self._deadline > self._now:  # past: only seats a strategy decides for are left
+            wake = min(wake, self._deadline)
+        pending = self._game.pending
+        if pending is not None:
+            for i in pending.seats:
+                if i in self._thinking:
+                    continue
+                at = self._autoplay_at(i)
+                if at is not None:
+                    wake = min(wake, at)
+        return wake
+
+    def close(self, why: str, now: float, wall: float, *, notify: bool = True) -> Effects:
+        """Close the table: every member is told (``notify``) and released."""
+        self._begin_call(now, wall)
+        self._close(why, notify=notify)
+        return self._end_call()
+
+    @property
+    def closed(self) -> bool:
+        return self.status == "closed"
+
+    @property
+    def seats(self) -> list[SeatState | None]:
+        return self.room.seats
+
+    @property
+    def members(self) -> dict[int, Member]:
+        return self.room.members
+
+    @property
+    def host(self) -> int | None:
+        return self.room.host
+
+    def has_deferred(self, member: int) -> bool:
+        """Whether an input of ``member`` waits for the paced steps to be out."""
+        return any(isinstance(i, Request) and i.who.id == member for i in self._deferred)
+
+    def place_bot(self, index: int, strategy: str, name: str | None) -> None:
+        """Seat a built-in bot (the caller checked that the seat is free); its fact
+        goes out with the next call's effects."""
+        name = self.room.unique_name(name or f"Bot-{index}")
+        self.room.seats[index] = SeatState(index, name, strategy=strategy,
+                                      seed=self._rng.randrange(2**32))
+        self._fact("seated", seat=index, name=name, strategy=strategy)
+        self._log(logging.INFO, index, "bot %r (%s) sits down", name, strategy)
+
+    def info(self) -> P.TableInfo:
+        """The table as the lobby lists it (public information only)."""
+        game = self._game
+        totals = game.totals if game is not None else None
+        penalties = game.view(None).penalties if game is not None and not game.is_over else None
+        status = "over" if self.status == "closed" else self.status
+        return P.TableInfo(table_id=self.id, name=self.name, options=self.options,
+                           seats=self.room.seat_infos(totals, penalties), host=self.room.host,
+                           status=status, spectators=self.room.spectators())
+
+    def describe_options(self) -> str:
+        s = self.settings
+        parts = [f"limit={s.point_limit or '-'}", f"rounds={s.rounds or '-'}"]
+        parts += [v for v in ("tactic_deck", "draft", "professional") if getattr(s, v)]
+        parts.append(f"turn={s.turn_time:g}s step={s.step_delay:g}s")
+        return " ".join(parts)
+
+    # ================================================================== plumbing
+    def _begin_call(self, now: float, wall: float) -> None:
+        # self._out may hold facts from place_bot: they go out with this call's effects
+        self._now, self._wall = now, wall
+
+    def _end_call(self) -> Effects:
+        out, self._out = self._out, Effects()
+        return out
+
+    def _fact(self, fact: str, /, **data: Any) -> None:
+        self._out.facts.append(Fact(fact, data))
+
+    def _reachable(self, member: int) -> bool:
+        # A member whose connection dropped gets nothing until it is back: it then
+        # gets a snapshot. (Its new connection may already be bound while this
+        # table still handles the drop, and must not see the drop's messages.)
+        known = self.room.members.get(member)
+        return known is None or known.connected
+
+    def _send(self, member: int, msg: P.Message) -> None:
+        if self._reachable(member):
+            self._out.sends.append((member, msg))
+
+    def _to_seat(self, index: int, msg: P.Message) -> None:
+        seat = self.room.seats[index]
+        if seat is not None and seat.member is not None:
+            self._send(seat.member, msg)
+
+    def _to_all(self, msg: P.Message) -> None:
+        sends = self._out.sends
+        for member, known in self.room.members.items():
+            if known.connected:
+                sends.append((member, msg))
+
+    def _refuse(self, who: Who | None, msg: Any, code: str, text: str,
+                field: str | None = None) -> None:
+        if who is None:
+            return
+        self._send(who.id, P.Error(code=code, message=text, field=field,
+                                   request=getattr(msg, "TYPE", None),
+                                   re=getattr(msg, "id", None)))
+
+    def _updated(self, asker: int | None = None, re: int | None = None,
+                 table: bool = True) -> None:
+        """Tell everyone at the table (``table``), and the lobby, how the table looks
+        now; ``asker`` gets it as the reply to its request ``re``."""
+        if table:
+            info = self.info()
+            msg = P.TableUpdated(table=info)
+            for member in self.room.members:
+                self._send(member, msg if member != asker or re is None
+                           else P.TableUpdated(table=info, re=re))
+        self._out.changed = True
+
+    def _log(self, level: int, seat: int | None, text: str, *args: Any) -> None:
+        if not log.isEnabledFor(level):
+            return
+        where = f"table={self.id}"
+        if seat is not None:
+            where += f" seat={seat}"
+        if self._game is not None and self._shown[0]:
+            where += f" round={self._shown[0]}"
+            if self._shown[1]:
+                where += f" turn={self._shown[1]}"
+        log.log(level, where + " " + text, *args)
+
+    def _refresh_presence(self) -> None:
+        """Start (or stop) the clock that closes a table nobody is connected to."""
+        if self.room.someone_connected():
+            self._nobody_since = None
+        elif self._nobody_since is None:
+            self._nobody_since = self._now
+
+    # ================================================================== dispatch
+    def _waits_for_backlog(self, item: Input) -> bool:
+        """Inputs that must see what the paced steps will show first."""
+        if isinstance(item, Reconnected):
+            return True
+        if isinstance(item, Request):
+            return isinstance(item.msg, (*_DECISIONS, P.Watch)) or (
+                isinstance(item.msg, P.CreateTable) and item.who.kind == "spectator")
+        return False
+
+    def _dispatch(self, item: Input) -> None:
+        """The one dispatch on what came in."""
+        match item:
+            case Request(who=who, msg=msg):
+                self._request(who, msg)
+            case Disconnected(member=member, at=at):
+                self._away(member, at)
+            case Reconnected(member=member):
+                self._resume(member)
+            case BotDecided(seat=seat, key=key, decision=decision):
+                self._bot_decided(seat, key, decision)
+
+    def _request(self, who: Who, msg: P.Message) -> None:
+        match msg:
+            case P.Commit() | P.ChooseRow() | P.ChooseTie() | P.DraftPick():
+                self._decide(who, msg)
+            case P.Join():
+                self._join(who, msg)
+            case P.CreateTable() if who.kind == "spectator":
+                self._watch(who, msg)
+            case P.CreateTable():
+                self._join(who, msg, host=True)
+            case P.Watch():
+                self._watch(who, msg)
+            case P.Leave():
+                self._leave(who, msg)
+            case P.AddBot():
+                self._add_bot(who, msg)
+            case P.RemoveBot():
+                self._remove_bot(who, msg)
+            case P.Start():
+                self._start(who, msg)
+            case P.Chat():
+                self._to_all(P.ChatMessage(name=who.name, seat=self.room.seat_of(who.id), text=msg.text))
+            case _:
+                self._refuse(who, msg, E.NOT_ALLOWED, f"{msg.TYPE} is not a table's request")
+
+    # ================================================================== seats
+    def _seat_for(self, who: Who, msg: Any) -> int | None:
+        """The seat ``msg`` asks for (its ``seat``, or the first free one); None,
+        with an error sent, when there is no such seat or it is taken."""
+        found = self.room.free_seat(getattr(msg, "seat", None))
+        if isinstance(found, tuple):
+            self._refuse(who, msg, *found)
+            return None
+        return found
+
+    def _join(self, who: Who, msg: Any, host: bool = False) -> None:
+        member = self.room.members.get(who.id)
+        if who.elsewhere or (member is not None and member.seat is not None):
+            self._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
+            return
+        if self.status == "playing":
+            self._refuse(who, msg, E.ALREADY_STARTED, "the game has started: watch it instead")
+            return
+        if who.kind == "spectator":
+            self._refuse(who, msg, E.NOT_ALLOWED, "a spectator cannot take a seat")
+            return
+        index = self._seat_for(who, msg)
+        if index is None:
+            return
+        name = self.room.unique_name(who.name)
+        self.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
+        self.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
+        self._out.joined.append((who.id, index))
+        self._fact("seated", seat=index, name=name, member=who.id, kind=who.kind)
+        if host or self.room.host is None:
+            self.room.host = index
+        self._refresh_presence()
+        self._send(who.id, P.Seated(table=self.info(), seat=index, re=getattr(msg, "id", None)))
+        self._log(logging.INFO, index, "%s (session %s) sits down", who.name, who.id)
+        self._updated()
+        if self.autostart and self.room.full():
+            self._begin()
+
+    def _watch(self, who: Who, msg: Any) -> None:
+        if who.elsewhere or who.id in self.room.members:
+            self._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
+            return
+        self.room.members[who.id] = Member(who.id, who.name, who.kind, True, None)
+        self._out.joined.append((who.id, None))
+        self._refresh_presence()
+        self._send(who.id, P.Watching(table=self.info(), re=getattr(msg, "id", None)))
+        if self._game is not None and self.status == "playing":
+            self._send(who.id, self._snapshot(None))
+        self._log(logging.INFO, None, "%s (session %s) watches", who.name, who.id)
+        self._updated()
+
+    def _leave(self, who: Who, msg: Any, reason: str = "left") -> None:
+        member = self.room.members.pop(who.id, None)
+        if member is None:
+            self._refuse(who, msg, E.NOT_ALLOWED, "you are not at this table")
+            return
+        self._out.released.append(who.id)
+        index = member.seat
+        if index is None:
+            self._log(logging.INFO, None, "%s stops watching", who.name)
+        else:
+            seat = self.room.seats[index]
+            if self.status == "playing" and seat is not None:
+                seat.member = None
+                seat.gone = True  # the game goes on: the autopilot plays this seat at once
+                seat.away_since = self._now
+            else:
+                self.room.seats[index] = None
+            self._fact("unseated", seat=index, member=who.id)
+            if self.room.host == index:
+                self.room.host = self.room.next_host()
+            self._log(logging.INFO, index, "%s leaves the table", who.name)
+        self._send(who.id, P.Left(table_id=self.id, reason=reason, re=getattr(msg, "id", None)))
+        self._refresh_presence()
+        if self.status in ("waiting", "over") and not self.persistent and not self.room.members:
+            self._close("everyone left")
+            return
+        self._updated()
+
+    def _resume(self, member_id: int) -> None:
+        """A member got a new connection: put it back, with a snapshot."""
+        member = self.room.members.get(member_id)
+        if member is None:
+            return
+        member.connected = True
+        index = member.seat
+        if index is None:
+            self._send(member_id, P.Watching(table=self.info()))
+        else:
+            seat = self.room.seats[index]
+            if seat is None or seat.member != member_id:  # pragma: no cover
+                return
+            seat.away_since = None
+            self._send(member_id, P.Seated(table=self.info(), seat=index))
+        self._refresh_presence()
+        if self._game is not None and self.status == "playing":
+            self._send(member_id, self._snapshot(index))
+            if index is not None and self._deadline is not None:
+                deadline, remaining = self._wire_deadline()
+                for msg in translate.requests_for(self._game.view(index), self._shown,
+                                                  deadline, remaining):
+                    self._send(member_id, msg)
+        self._log(logging.INFO, index, "%s is back (session %s)", member.name, member_id)
+        self._updated()
+
+    def _away(self, member_id: int, at: float) -> None:
+        """A member lost its connection (it may come back)."""
+        member = self.room.members.get(member_id)
+        if member is None:
+            return
+        member.connected = False
+        index = member.seat
+        if index is not None:
+            seat = self.room.seats[index]
+            if seat is not None and seat.member == member_id:
+                seat.away_since = at  # the grace runs from the drop
+        self._log(logging.INFO, index, "%s is away", member.name)
+        self._refresh_presence()
+        self._updated()
+
+    def _check_host(self, who: Who, msg: Any) -> bool:
+        index = self.room.seat_of(who.id)
+        if index is None or index != self.room.host:
+            self._refuse(who, msg, E.NOT_HOST, "only the host may do that")
+            return False
+        if self.status == "playing":
+            self._refuse(who, msg, E.ALREADY_STARTED, "the game has started")
+            return False
+        return True
+
+    def _add_bot(self, who: Who, msg: P.AddBot) -> None:
+        if not self._check_host(who, msg):
+            return
+        strategy = msg.strategy or "heuristic"
+        if strategy not in STRATEGIES:
+            self._refuse(who, msg, E.UNKNOWN_STRATEGY,
+                         f"no strategy {strategy!r}: choose one of {sorted(STRATEGIES)}",
+                         "strategy")
+            return
+        index = self._seat_for(who, msg)
+        if index is None:
+            return
+        self.place_bot(index, strategy, msg.name)
+        self._updated(who.id, msg.id)
+        if self.autostart and self.room.full():
+            self._begin()
+
+    def _remove_bot(self, who: Who, msg: P.RemoveBot) -> None:
+        if not self._check_host(who, msg):
+            return
+        index = msg.seat
+        seat = self.room.seats[index] if index < len(self.room.seats) else None
+        if seat is None or not seat.builtin:
+            self._refuse(who, msg, E.NO_SUCH_SEAT, f"no built-in bot in seat {index}", "seat")
+            return
+        self.room.seats[index] = None
+        self._fact("unseated", seat=index)
+        self._log(logging.INFO, index, "bot removed")
+        self._updated(who.id, msg.id)
+
+    def _start(self, who: Who, msg: P.Start) -> None:
+        if not self._check_host(who, msg):
+            return
+        if any(s is None for s in self.room.seats):
+            self._refuse(who, msg, E.NOT_ENOUGH_PLAYERS,
+                         "every seat must be taken: add bots to fill the empty ones")
+            return
+        self._begin()
+
+    # ================================================================== closing
+    def _close_at(self) -> float:
+        """When the table is closed because nobody is connected (inf: not now)."""
+        since = self._nobody_since
+        if since is None or self.status == "closed":
+            return math.inf
+        if self.status == "over":
+            return max(since, self._over_since or since) + self.settings.keep_finished
+        if self.status == "waiting" and self.persistent:
+            return math.inf
+        return since + self.settings.abandon_after
+
+    def _close(self, why: str, notify: bool = True) -> None:
+        if self.status == "closed":
+            return
+        self._log(logging.INFO, None, "closed: %s", why)
+        self.status = "closed"
+        self._backlog.clear()
+        self._deferred.clear()
+        self._paced_until = None
+        self._thinking.clear()
+        for member in self.room.members:
+            if notify:
+                self._send(member, P.Left(table_id=self.id, reason="table_closed"))
+            self._out.released.append(member)
+        self.room.members.clear()
+        self._fact("closed", why=why)
+        self._out.closed = why
+
+    def _on_timer(self) -> None:
+        now = self._now
+        if now >= self._close_at():
+            if self.status == "over":
+                self._close("finished, and nobody is at the table")
+            else:
+                self._close(f"abandoned: nobody connected for "
+                            f"{self.settings.abandon_after:g} s")
+            return
+        if self.status != "playing" or self._backlog:
+            return
+        warn_at = self._warn_at()
+        if warn_at is not None and now >= warn_at:
+            self._warn()
+
+    # ================================================================== the game
+    def _begin(self) -> None:
+        self._game = Game(self.settings.game_options())  # no rng: the match deals
+        self._history = []
+        self._deal_rng = random.Random(self._rng.randrange(2**63))
+        self.status = "playing"
+        self._over_since = None
+        self._armed = None
+        self._deadline = None
+        self._shown = (0, 0)
+        self._chosen = {}
+        for seat in self.room.seats:
+            assert seat is not None
+            seat.gone = False
+        self.games_played += 1
+        self._fact("game_started", game=self.games_played,
+                   seats=[s.name if s is not None else None for s in self.room.seats])
+        self._log(logging.INFO, None, "game %d starts: %s", self.games_played,
+                  ", ".join(f"{s.index}={s.name}" for s in self.room.seats if s is not None))
+        self._out.started = True
+        # the players learn of the start from round_started (docs/PROTOCOL.md example)
+        self._updated(table=False)
+        events = list(self._game.opening_events)
+        events += self._deal_if_due()
+        self._broadcast(events)
+
+    def _deal_if_due(self) -> list[Event]:
+        """Chance: deal a round (or, after a draft, its rows) when the game waits for it."""
+        game = self._game
+        assert game is not None
+        pending = game.pending
+        if not isinstance(pending, AwaitingDeal):
+            return []
+        deal = self.dealer(game.options, pending, game.view(None), self._deal_rng)
+        events = game.deal(deal)
+        self._history.append(deal)
+        self._fact("dealt", **deal_to_data(deal))
+        return events
+
+    def _apply(self, seat: int, decision: Decision, how: str = "") -> list[Event]:
+        """Apply ``decision`` (raises ``IllegalDecision``, the game unchanged)."""
+        game = self._game
+        assert game is not None
+        events = game.apply(decision)
+        self._history.append(decision)
+        self._fact("decided", decision=decision_to_data(decision))
+        events += self._deal_if_due()
+        if isinstance(decision, (ChooseRow, ChooseTie)):
+            self._chosen[seat] = self._shown
+        self._log_decision(seat, decision, events, how)
+        return events
+
+    def _decide(self, who: Who, msg: Any) -> None:
+        game = self._game
+        index = self.room.seat_of(who.id)
+        if index is None or game is None or self.status != "playing":
+            self._refuse(who, msg, E.NOT_ALLOWED, "you are not playing at this table")
+            return
+        try:
+            decision = self._decision_from(index, msg, game)
+            events = self._apply(index, decision)
+        except IllegalDecision as e:
+            self._refuse(who, msg, e.code, str(e), translate.error_field(e, msg))
+            self._out.charges.append(who.id)  # a refused decision counts against the rate
+            return
+        if isinstance(decision, Commit) and not any(isinstance(e, SeatCommitted)
+                                                   for e in events):
+            self._out.charges.append(who.id)  # so does a replaced commit
+        self._broadcast(events, msg.id)
+
+    def _decision_from(self, seat: int, msg: Any, game: Game) -> Decision:
+        """The engine decision for ``msg``; raises ``IllegalDecision`` (with the
+        error the protocol prescribes) when it is not the decision awaited. Commits
+        are checked by the engine (their round and turn)."""
+        pending = game.pending
+        match msg:
+            case P.Commit(card=card, round=rnd, turn=turn):
+                if not isinstance(pending, AwaitingCommits):
+                    raise StaleTurn("the cards of this turn are revealed: no more commits")
+                return Commit(seat, card, rnd, turn)
+            case P.DraftPick(card=card, round=rnd, pick=pick):
+                if not isinstance(pending, AwaitingDraftPick):
+                    raise StaleTurn("no draft pick is awaited now")
+                if (rnd, pick) != (pending.round, pending.pick):
+                    raise StaleTurn(f"pick {pick} of round {rnd} is not awaited: "
+                                    f"this is pick {pending.pick} of round {pending.round}")
+                if pending.seat != seat:
+                    raise NotYourDecision(f"seat {pending.seat} picks now, not you")
+                return DraftPick(seat, card)
+        if (msg.round, msg.turn) != self._shown:
+            raise StaleTurn(f"round {msg.round} turn {msg.turn} is not being played: "
+                            f"this is round {self._shown[0]} turn {self._shown[1]}")
+        wanted = AwaitingRowChoice if isinstance(msg, P.ChooseRow) else AwaitingTieChoice
+        if not isinstance(pending, wanted) or pending.seat != seat:
+            if self._chosen.get(seat) == self._shown:
+                raise StaleTurn("your choice of this turn is made (by you or the autopilot)")
+            raise NotYourDecision("no such choice is awaited from you")
+        if isinstance(msg, P.ChooseRow):
+            return ChooseRow(seat, msg.row)
+        return ChooseTie(seat, Place(msg.place.row, End(msg.place.end)))
+
+    def _bot_decided(self, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
+        game = self._game
+        if self._thinking.get(seat) == key:
+            del self._thinking[seat]
+        if (game is None or self.status != "playing" or self._armed != key
+                or game.pending is None or seat not in game.pending.seats):
+            return  # the decision was made meanwhile (a late answer)
+        how = ""
+        s = self.room.seats[seat]
+        if s is not None and not s.builtin:
+            how = "autopilot (time ran out): " if s.away_since is None else \
+                "autopilot (player away): "
+        self._broadcast(self._apply(seat, decision, how))
+
+    def _log_decision(self, seat: int, decision: Decision, events: list[Event],
+                      how: str = "") -> None:
+        if not log.isEnabledFor(logging.INFO):
+            return
+        if isinstance(decision, Commit):
+            # never log the card before the reveal: the host may be a player
+            replaced = not any(isinstance(e, SeatCommitted) for e in events)
+            self._log(logging.INFO, seat, "%s%s", how, "changed its commit" if replaced
+                      else "committed a card")
+        elif isinstance(decision, ChooseRow):
+            self._log(logging.INFO, seat, "%schose row %d", how, decision.row)
+        elif isinstance(decision, ChooseTie):
+            self._log(logging.INFO, seat, "%schose row %d %s", how, decision.place.row,
+                      decision.place.end.value)
+        else:
+            self._log(logging.INFO, seat, "%spicked %d", how, decision.card)
+
+    def _advance(self) -> None:
+        """Send what is due, take the inputs that waited for it, and make every decision
+        that is due now: built-in bots at once, players whose deadline passed, and
+        away players whose grace is over."""
+        while True:
+            if not self._flush():
+                return
+            if self._deferred:
+                self._dispatch(self._deferred.popleft())
+                continue
+            game = self._game
+            if game is None or self.status != "playing" or game.is_over:
+                return
+            self._open_decision()
+            index = self._due_seat()
+            if index is None:
+                return
+            seat = self.room.seats[index]
+            assert seat is not None and self._armed is not None
+            if seat.builtin:
+                self._think(index, seat.strategy, seat.seed)
+                continue
+            decision = game.autopilot(index)
+            if decision is None:
+                self._think(index, None, None)  # the table's fallback strategy
+                continue
+            how = "autopilot (time ran out): " if seat.away_since is None else \
+                "autopilot (player away): "
+            self._broadcast(self._apply(index, decision, how))
+
+    def _think(self, index: int, strategy: str | None, seed: int | None) -> None:
+        assert self._game is not None and self._armed is not None
+        key = self._armed
+        self._thinking[index] = key
+        self._out.thinks.append(Think(index, key, self._game.view(index), strategy, seed))
+
+    def _autoplay_at(self, index: int) -> float | None:
+        """When an away player's pending decision is made for them (None: at the deadline)."""
+        seat = self.room.seats[index]
+        if seat is None or seat.builtin:
+            return None
+        if seat.gone:
+            return -math.inf
+        if seat.away_since is None:
+            return None
+        if self.settings.autoplay_when_away == "immediately":
+            return seat.away_since
+        return seat.away_since + self.settings.grace_time
+
+    def _due_seat(self) -> int | None:
+        game = self._game
+        assert game is not None
+        pending = game.pending
+        if pending is None:
+            return None
+        now = self._now
+        late = self._deadline is not None and now >= self._deadline
+        for index in sorted(pending.seats):
+            seat = self.room.seats[index]
+            if seat is None or index in self._thinking:
+                continue
+            if seat.builtin or late:
+                return index
+            at = self._autoplay_at(index)
+            if at is not None and now >= at:
+                return index
+        return None
+
+    def _open_decision(self) -> None:
+        """Arm the deadline of the decision the game waits for, if it is a new one;
+        draft picks are announced here (the engine has no event for them)."""
+        game = self._game
+        assert game is not None
+        pending = game.pending
+        if pending is None:
+            self._armed = self._deadline = None
+            return
+        if isinstance(pending, AwaitingCommits):
+            key: tuple[Any, ...] = ("commit", pending.round, pending.turn)
+            duration = self.settings.turn_time
+        elif isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
+            key = ("choice", game.round, game.turn, pending.seat, pending.card)
+            duration = self.settings.choice_time
+        elif isinstance(pending, AwaitingDraftPick):
+            key = ("draft", pending.round, pending.pick)
+            duration = self.settings.draft_time
+        else:  # pragma: no cover - the match deals at once (_deal_if_due)
+            self._armed = self._deadline = None
+            return
+        if key == self._armed:
+            return
+        self._armed = key
+        self._thinking.clear()  # what was asked for an earlier decision is answered late
+        self._armed_at = self._now
+        self._deadline = self._now + duration
+        self._warned = False
+        if isinstance(pending, AwaitingDraftPick):
+            deadline, remaining = self._wire_deadline()
+            self._to_all(P.DraftPickNeeded(
+                seat=pending.seat, round=pending.round, pick=pending.pick,
+                deadline=deadline, remaining=remaining))
+            self._to_seat(pending.seat, P.DraftPickRequest(
+                round=pending.round, pick=pending.pick, pool=game.view(pending.seat).draft_pool,
+                deadline=deadline, remaining=remaining))
+
+    def _wire_deadline(self) -> tuple[float, float]:
+        """The armed deadline as (absolute Unix time, seconds left)."""
+        assert self._deadline is not None
+        remaining = max(0.0, self._deadline - self._now)
+        return self._wall + remaining, remaining
+
+    def _warn_at(self) -> float | None:
+        """When the armed decision's ``deadline_warning`` is due (None: not, or sent).
+
+        docs/PROTOCOL.md: ``warn_before`` seconds before the deadline, once per
+        decision, and only if the decision was given more time than that."""
+        warn_before = self.settings.warn_before
+        if self._warned or self._deadline is None or warn_before <= 0:
+            return None
+        at = self._deadline - warn_before
+        return at if at > self._armed_at else None
+
+    def _warn(self) -> None:
+        """A deadline is near: send ``deadline_warning`` to every client seat (human or
+        bot client, connected now) the decision is still awaited from."""
+        self._warned = True
+        game = self._game
+        pending = game.pending if game is not None else None
+        if pending is None or self._deadline is None:
+            return
+        if isinstance(pending, AwaitingCommits):
+            kind, rnd, turn, pick = "commit", pending.round, pending.turn, 0
+        elif isinstance(pending, AwaitingDraftPick):
+            kind, rnd, turn, pick = "draft", pending.round, 0, pending.pick
+        elif isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
+            kind = "row" if isinstance(pending, AwaitingRowChoice) else "tie"
+            (rnd, turn), pick = self._shown, 0
+        else:  # pragma: no cover - nothing else has a deadline
+            return
+        deadline, remaining = self._wire_deadline()
+        if remaining <= 0:
+            return
+        msg = P.DeadlineWarning(kind=kind, round=rnd, turn=turn, pick=pick, deadline=deadline,
+                                remaining=remaining)
+        for index in sorted(pending.seats):
+            seat = self.room.seats[index]
+            if seat is None or seat.builtin or not self.room.seat_connected(seat):
+                continue
+            self._to_seat(index, msg)
+            self._log(logging.DEBUG, index, "warned: %.1f s left", remaining)
+
+    # ================================================================== broadcast
+    def _broadcast(self, events: list[Event], re: int | None = None) -> None:
+        """Queue ``events`` for each seat and spectator as they may see them; a
+        resolution step waits ``step_delay`` after the one before (``_flush``).
+        ``re``: the id of the request that caused them (echoed by commit_accepted)."""
+        previous: Event | None = None
+        steps = 0
+        backlog = self._backlog
+        for event in events:
+            pause = False
+            if _is_step(event, previous):
+                pause = previous is not None
+                steps += 1
+            elif steps and isinstance(event, (TurnStarted, RoundScored)):
+                pause = True
+                steps = 0
+            backlog.append((event, re, pause))
+            previous = event
+
+    def _flush(self) -> bool:
+        """Send the queued events that are due; True when none is left."""
+        backlog = self._backlog
+        game = self._game
+        while backlog:
+            if self.status != "playing" or game is None:
+                backlog.clear()
+                break
+            event, re, pause = backlog[0]
+            if pause:
+                if self._paced_until is None:
+                    delay = self.settings.step_delay
+                    if delay > 0 and self.room.person_watching():
+                        self._paced_until = self._now + delay
+                if self._paced_until is not None and self._now < self._paced_until:
+                    return False
+            self._paced_until = None
+            backlog.popleft()
+            self._send_event(event, game, re)
+        self._paced_until = None
+        if self.status == "playing" and self._game is not None:
+            self._open_decision()
+        return True
+
+    def _send_event(self, event: Event, game: Game, re: int | None = None) -> None:
+        if isinstance(event, HandDealt):
+            self._to_seat(event.seat, P.HandDealt(cards=event.hand))
+            return
+        if isinstance(event, CommitAccepted):
+            self._to_seat(event.seat, P.CommitAccepted(
+                round=self._shown[0], turn=self._shown[1], card=event.card, re=re))
+            return
+        msg: P.Message
+        if isinstance(event, RoundStarted):
+            self._shown = (event.round, 0)
+            msg = P.RoundStarted(round=event.round)
+            self._log(logging.INFO, None, "round %d starts", event.round)
+        elif isinstance(event, RowsDealt):
+            if game.options.draft:
+                # Draft: the hands were picked in the open; each seat is told its own
+                for index in range(len(self.room.seats)):
+                    hand = game.view(index).hand
+                    if hand:
+                        self._to_seat(index, P.HandDealt(cards=hand))
+            msg = P.RowsDealt(rows=tuple((c,) for c in event.rows))
+        elif isinstance(event, TurnStarted):
+            self._shown = (event.round, event.turn)
+            self._open_decision()
+            deadline, remaining = self._wire_deadline()
+            msg = P.TurnStarted(round=event.round, turn=event.turn, deadline=deadline,
+                                remaining=remaining)
+        elif isinstance(event, SeatCommitted):
+            msg = P.SeatCommitted(seat=event.seat)
+        elif isinstance(event, CardsRevealed):
+            msg = P.Revealed(plays=event.plays)
+            self._log(logging.INFO, None, "revealed %s",
+                      " ".join(f"{s}:{c}" for s, c in event.plays))
+        elif isinstance(event, CardPlaced):
+            msg = P.Placed(seat=event.seat, card=event.card, row=event.row, end=event.end.value)
+            self._log(logging.DEBUG, event.seat, "placed %d on row %d (%s)", event.card,
+                      event.row, event.end.value)
+        elif isinstance(event, RowTaken):
+            msg = P.RowTaken(seat=event.seat, row=event.row, cards=event.cards,
+                             bullheads=event.bullheads)
+            self._log(logging.INFO, event.seat, "took row %d (%d bullhead%s)", event.row,
+                      event.bullheads, "s" if event.bullheads != 1 else "")
+        elif isinstance(event, RowChoiceNeeded):
+            self._open_decision()
+            deadline, remaining = self._wire_deadline()
+            self._to_all(P.RowChoiceNeeded(seat=event.seat, card=event.card, deadline=deadline,
+                                           remaining=remaining))
+            self._to_seat(event.seat, P.RowChoiceRequest(
+                round=self._shown[0], turn=self._shown[1], card=event.card,
+                rows=translate.ALL_ROWS, deadline=deadline, remaining=remaining))
+            self._log(logging.INFO, event.seat, "card %d fits no row: chooses a row",
+                      event.card)
+            return
+        elif isinstance(event, TieChoiceNeeded):
+            self._open_decision()
+            deadline, remaining = self._wire_deadline()
+            places = translate.places(event.places)
+            self._to_all(P.TieChoiceNeeded(seat=event.seat, card=event.card, places=places,
+                                           deadline=deadline, remaining=remaining))
+            self._to_seat(event.seat, P.TieChoiceRequest(
+                round=self._shown[0], turn=self._shown[1], card=event.card, places=places,
+                deadline=deadline, remaining=remaining))
+            self._log(logging.INFO, event.seat, "card %d ties: chooses a place", event.card)
+            return
+        elif isinstance(event, RoundScored):
+            self._to_all(P.RoundScored(round=event.round, penalties=event.penalties,
+                                       totals=event.totals))
+            self._updated()
+            self._log(logging.INFO, None, "round %d scored: penalties %s totals %s",
+                      event.round, list(event.penalties), list(event.totals))
+            return
+        elif isinstance(event, DraftOpened):
+            msg = P.DraftOpened(round=self._shown[0], pool=event.pool,
+                                first_picker=event.first_picker)
+        elif isinstance(event, DraftPicked):
+            msg = P.DraftPicked(seat=event.seat, card=event.card)
+        elif isinstance(event, GameOver):
+            r = event.result
+            self._to_all(P.GameOver(totals=r.totals, places=r.places, winners=r.winners))
+            self._game_over(r)
+            return
+        else:  # pragma: no cover
+            raise AssertionError(f"no message for {event!r}")
+        self._to_all(msg)
+
+    def _game_over(self, result: Any) -> None:
+        self._log(logging.INFO, None, "game over: totals %s, winners %s", list(result.totals),
+                  list(result.winners))
+        self._fact("game_over", totals=list(result.totals), places=list(result.places),
+                   winners=list(result.winners))
+        self.status = "over"
+        self._armed = self._deadline = None
+        self._over_since = self._now
+        # a player who left during the game frees their seat now
+        for i, seat in enumerate(self.room.seats):
+            if seat is not None and seat.gone:
+                self.room.seats[i] = None
+        self._refresh_presence()
+        self._updated()
+
+    def _snapshot(self, index: int | None) -> P.Snapshot:
+        """Everything ``index`` may know now (None: a spectator), from ``game.view``."""
+        game = self._game
+        assert game is not None
+        deadline = remaining = None
+        if self._deadline is not None:
+            deadline, remaining = self._wire_deadline()
+        return translate.snapshot(game.view(index), self.info(), deadline, remaining)
+
+    # ================================================================== as data
+    def to_data(self) -> dict[str, Any]:
+        """The whole state as plain data (dicts, lists, str, int, float, bool, None):
+        ``Match.from_data(m.to_data())`` behaves as ``m``. The game is kept as its
+        deals and decisions, replayed on reading."""
+        return {
+            "version": 1,
+            "id": self.id, "name": self.name, "settings": asdict(self.settings),
+            "persistent": self.persistent, "autostart": self.autostart,
+            "room": self.room.to_data(),
+            "status": self.status, "games_played": self.games_played,
+            "rng": rng_to_data(self._rng), "deal_rng": rng_to_data(self._deal_rng),
+            "history": [["deal", deal_to_data(h)] if isinstance(h, Deal)
+                        else ["decide", decision_to_data(h)] for h in self._history]
+                       if self._game is not None else None,
+            "armed": list(self._armed) if self._armed is not None else None,
+            "deadline": self._deadline, "armed_at": self._armed_at, "warned": self._warned,
+            "shown": list(self._shown),
+            "chosen": [[seat, list(at)] for seat, at in self._chosen.items()],
+            "nobody_since": self._nobody_since, "over_since": self._over_since,
+            # the unsent events are the last ones the history produces
+            "backlog": [[re, pause] for _, re, pause in self._backlog],
+            "paced_until": self._paced_until,
+            "deferred": [input_to_data(i) for i in self._deferred],
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], *, dealer: Dealer | None = None) -> Match:
+        """A match in the state ``to_data`` wrote (a built-in bot asked to think when
+        the state was written is asked again by the next call)."""
+        if data.get("version") != 1:
+            raise ValueError(f"cannot read match data of version {data.get('version')!r}")
+        settings = TableSettings(**data["settings"])
+        m = cls(data["id"], data["name"], settings, now=0.0, persistent=data["persistent"],
+                autostart=data["autostart"], dealer=dealer)
+        m.room = Room.from_data(data["room"])
+        m.status, m.games_played = data["status"], data["games_played"]
+        m._rng = rng_from_data(data["rng"])
+        m._deal_rng = rng_from_data(data["deal_rng"])
+        events: list[Event] = []
+        if data["history"] is not None:
+            m._game = game = Game(settings.game_options())
+            events = list(game.opening_events)
+            for kind, item in data["history"]:
+                if kind == "deal":
+                    deal = deal_from_data(item)
+                    m._history.append(deal)
+                    events += game.deal(deal)
+                else:
+                    decision = decision_from_data(item)
+                    m._history.append(decision)
+                    events += game.apply(decision)
+        m._armed = tuple(data["armed"]) if data["armed"] is not None else None
+        m._deadline, m._armed_at, m._warned = data["deadline"], data["armed_at"], data["warned"]
+        m._shown = (data["shown"][0], data["shown"][1])
+        m._chosen = {seat: (at[0], at[1]) for seat, at in data["chosen"]}
+        m._nobody_since, m._over_since = data["nobody_since"], data["over_since"]
+        unsent = data["backlog"]
+        if unsent:
+            tail = events[len(events) - len(unsent):]
+            m._backlog = deque((e, re, pause) for e, (re, pause) in zip(tail, unsent))
+        m._paced_until = data["paced_until"]
+        m._deferred = deque(input_from_data(d) for d in data["deferred"])
+        return m
+
+
+def _is_step(event: Event, previous: Event | None) -> bool:
+    if isinstance(event, CardPlaced):
+        return not isinstance(previous, RowTaken)
+    return isinstance(event, _STEP_EVENTS)

@@ -1,0 +1,93 @@
+"""A match's parts as plain data (lists, dicts, str, int, float, bool, None) and back:
+decisions, deals, random generators and the inputs that wait in a match."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict
+from typing import Any
+
+from nimmt import protocol as P
+from nimmt.engine import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
+
+from .match_io import BotDecided, Disconnected, Input, Reconnected, Request, Who
+
+__all__ = [
+    "decision_to_data",
+    "decision_from_data",
+    "deal_to_data",
+    "deal_from_data",
+    "rng_to_data",
+    "rng_from_data",
+    "input_to_data",
+    "input_from_data",
+]
+
+
+def decision_to_data(d: Decision) -> list[Any]:
+    if isinstance(d, Commit):
+        return ["commit", d.seat, d.card, d.round, d.turn]
+    if isinstance(d, ChooseRow):
+        return ["row", d.seat, d.row]
+    if isinstance(d, ChooseTie):
+        return ["tie", d.seat, d.place.row, d.place.end.value]
+    return ["pick", d.seat, d.card]
+
+
+def decision_from_data(data: list[Any]) -> Decision:
+    kind, seat, *rest = data
+    if kind == "commit":
+        return Commit(seat, rest[0], rest[1], rest[2])
+    if kind == "row":
+        return ChooseRow(seat, rest[0])
+    if kind == "tie":
+        return ChooseTie(seat, Place(rest[0], End(rest[1])))
+    if kind == "pick":
+        return DraftPick(seat, rest[0])
+    raise ValueError(f"no decision of kind {kind!r}")
+
+
+def deal_to_data(deal: Deal) -> dict[str, Any]:
+    hands = [list(h) for h in deal.hands] if deal.hands is not None else None
+    return {"rows": list(deal.rows), "hands": hands}
+
+
+def deal_from_data(data: dict[str, Any]) -> Deal:
+    hands = data["hands"]
+    return Deal(rows=tuple(data["rows"]),
+                hands=tuple(tuple(h) for h in hands) if hands is not None else None)
+
+
+def rng_to_data(rng: random.Random) -> list[Any]:
+    version, state, gauss = rng.getstate()
+    return [version, list(state), gauss]
+
+
+def rng_from_data(data: list[Any]) -> random.Random:
+    rng = random.Random()
+    rng.setstate((data[0], tuple(data[1]), data[2]))
+    return rng
+
+
+def input_to_data(item: Input) -> list[Any]:
+    match item:
+        case Request(who=who, msg=msg):
+            return ["request", asdict(who), msg.to_wire()]
+        case Disconnected(member=member, at=at):
+            return ["disconnected", member, at]
+        case Reconnected(member=member):
+            return ["reconnected", member]
+        case BotDecided(seat=seat, key=key, decision=decision):
+            return ["bot", seat, list(key), decision_to_data(decision)]
+    raise AssertionError(item)  # pragma: no cover
+
+
+def input_from_data(data: list[Any]) -> Input:
+    kind = data[0]
+    if kind == "request":
+        return Request(Who(**data[1]), P.decode_message(data[2], P.CLIENT))
+    if kind == "disconnected":
+        return Disconnected(data[1], data[2])
+    if kind == "reconnected":
+        return Reconnected(data[1])
+    return BotDecided(data[1], tuple(data[2]), decision_from_data(data[3]))

@@ -1,0 +1,126 @@
+"""What goes into a ``Match`` and what comes out of it: plain, typed values.
+
+Inputs are a protocol request from a member (``Request``), a member's
+connection coming and going (``Disconnected``, ``Reconnected``) and the answer
+to a bot's turn to think (``BotDecided``); the current time comes with every
+call. The output of one call is an ``Effects``: the facts to persist first
+(``Fact``), then the messages to send, and what the actor must do for the
+match (charge a connection's rate, let a bot think, tell the lobby).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from nimmt import protocol as P
+from nimmt.engine import Decision, View
+
+__all__ = [
+    "Who",
+    "Request",
+    "Disconnected",
+    "Reconnected",
+    "BotDecided",
+    "Input",
+    "Think",
+    "Fact",
+    "Effects",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """The session a request comes from, as the match needs to know it.
+
+    ``id``: the session's number (stable while the session lives); ``kind``:
+    ``"human"``, ``"bot"`` (a bot client) or ``"spectator"``; ``elsewhere``: the
+    session is at another table.
+    """
+
+    id: int
+    name: str
+    kind: str
+    elsewhere: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A protocol request for this table (``join``, ``commit``, ``create_table``...)."""
+
+    who: Who
+    msg: P.Message
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """A member's connection dropped at ``at`` (its grace runs from then)."""
+
+    member: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    """A member is back on a new connection: it gets the table and a snapshot."""
+
+    member: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotDecided:
+    """The answer to a ``Think``: ``decision`` for the decision ``key`` awaited."""
+
+    seat: int
+    key: tuple[Any, ...]
+    decision: Decision
+
+
+Input = Request | Disconnected | Reconnected | BotDecided
+
+
+@dataclass(frozen=True, slots=True)
+class Think:
+    """A strategy must decide for ``seat`` from ``view`` (that seat's view only).
+
+    ``strategy``: a built-in bot's strategy name and ``seed``; None for the
+    table's fallback strategy (the autopilot of a player whose time ran out or
+    who is away). The actor answers with ``BotDecided(seat, key, decision)``,
+    at once or later: every Think due is asked at once, the match goes on with
+    the other seats meanwhile, and an answer for a decision no longer awaited
+    is ignored.
+    """
+
+    seat: int
+    key: tuple[Any, ...]
+    view: View
+    strategy: str | None
+    seed: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """Something that happened and must survive a restart, as plain data.
+
+    ``kind``: ``"seated"``, ``"unseated"``, ``"game_started"``, ``"dealt"``,
+    ``"decided"``, ``"game_over"``, ``"closed"``; ``data``: JSON-able values.
+    """
+
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Effects:
+    """The output of one call into a ``Match``, in the order to carry it out:
+    persist ``facts``, then send ``sends`` (member id, message), then the rest."""
+
+    facts: list[Fact] = field(default_factory=list)
+    sends: list[tuple[int, P.Message]] = field(default_factory=list)
+    charges: list[int] = field(default_factory=list)  # members who wasted a decision
+    thinks: list[Think] = field(default_factory=list)
+    joined: list[tuple[int, int | None]] = field(default_factory=list)  # (member, seat)
+    released: list[int] = field(default_factory=list)  # members now at no table
+    changed: bool = False  # the table's public info changed (the lobby hears of it)
+    started: bool = False  # a game started
+    closed: str | None = None  # the table is closed (why)
