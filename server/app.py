@@ -20,7 +20,7 @@ import trio
 from nimmt import protocol as P
 
 from .cli import join_hint
-from .client import Client
+from .connection import ClientConnection
 from .config import ServerConfig
 from .lobby import Lobby
 
@@ -37,7 +37,7 @@ class Server:
         shuffled); a seam for tests and reproducible benchmarks."""
         self.config = (config or ServerConfig()).validate()
         self.dealer = dealer
-        self.clients: set[Client] = set()
+        self.clients: set[ClientConnection] = set()
         self._lobby: Lobby | None = None
         self._cids = 0
         self._nursery: trio.Nursery | None = None
@@ -93,7 +93,7 @@ class Server:
                     pass
             await trio.aclose_forcefully(stream)
             return
-        client = Client(self, stream, self._cids)
+        client = ClientConnection(self, stream, self._cids)
         self.clients.add(client)
         self._all_gone = trio.Event() if self._all_gone.is_set() else self._all_gone
         try:
@@ -103,7 +103,7 @@ class Server:
             log.exception("conn=%s internal error", client.cid)
             self.forget(client)
 
-    def forget(self, client: Client) -> None:
+    def forget(self, client: ClientConnection) -> None:
         self.clients.discard(client)
         if not self.clients:
             self._all_gone.set()

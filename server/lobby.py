@@ -22,7 +22,7 @@ from .table import Table
 from .wire import settings_from_options
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .client import Client
+    from .connection import ClientConnection
 
 __all__ = ["Lobby", "SERVER_SOFTWARE"]
 
@@ -184,7 +184,7 @@ class Lobby:
             return True
         return session.lost_at is not None and now < session.lost_at + self.config.reconnect_grace
 
-    def hello(self, client: Client, msg: P.Hello) -> Session | None:
+    def hello(self, client: ClientConnection, msg: P.Hello) -> Session | None:
         """Answer a ``hello``: a new session, or the one its token names."""
         self._prune()
         name = _clean_name(msg.name)
@@ -217,7 +217,7 @@ class Lobby:
             return session
         return self._new_session(client, msg, name)
 
-    def _new_session(self, client: Client, msg: P.Hello, name: str) -> Session:
+    def _new_session(self, client: ClientConnection, msg: P.Hello, name: str) -> Session:
         self._session_ids += 1
         session = Session(self._session_ids, new_token(), name, msg.kind)
         self.sessions[session.token] = session
@@ -231,7 +231,7 @@ class Lobby:
                  msg.kind)
         return session
 
-    def disconnected(self, client: Client) -> None:
+    def disconnected(self, client: ClientConnection) -> None:
         """``client``'s connection is over; its session (if still its own) is away."""
         session = client.session
         client.session = None
@@ -246,7 +246,7 @@ class Lobby:
             self._expire_later(session)
 
     # ------------------------------------------------------------------ requests
-    def request(self, client: Client, msg: Any) -> None:
+    def request(self, client: ClientConnection, msg: Any) -> None:
         """A message from a welcomed client (not ping, pong or goodbye)."""
         session = client.session
         if session is None:  # pragma: no cover - replaced in the meantime

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from nimmt.bots import Strategy, make_strategy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .client import Client
+    from .connection import ClientConnection
     from .table import Table
 
 __all__ = ["Session", "Seat", "new_token"]
@@ -36,7 +36,7 @@ class Session:
         self.token = token
         self.name = name
         self.kind = kind  # "human", "bot" (a bot client) or "spectator"
-        self.client: Client | None = None  # the connection now bound, if any
+        self.client: ClientConnection | None = None  # the connection now bound, if any
         self.table: Table | None = None  # the table sat at or watched
         self.seat: int | None = None  # the seat at ``table``; None: watching
         self.lost_at: float | None = None  # trio time the last connection dropped

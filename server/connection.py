@@ -1,6 +1,6 @@
 """One client connection: reader, writer and heartbeat, with every protection.
 
-* The writer empties a small bounded queue of encoded frames. ``Client.send``
+* The writer empties a small bounded queue of encoded frames. ``ClientConnection.send``
   never blocks: when the queue is full the client is too slow to read and is
   dropped (it may reconnect with its token). Nobody ever awaits a client.
 * The reader enforces the hello deadline, the request rate (a token bucket:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .app import Server
     from .session import Session
 
-__all__ = ["Client"]
+__all__ = ["ClientConnection"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -51,7 +51,7 @@ def peer_name(stream: trio.abc.Stream) -> str:
     return f"{host}:{port}"
 
 
-class Client:
+class ClientConnection:
     """A connection from ``hello`` to ``goodbye`` (or to its drop)."""
 
     def __init__(self, server: Server, stream: trio.abc.Stream, cid: int) -> None:
@@ -78,7 +78,7 @@ class Client:
         self.received = 0
 
     def __repr__(self) -> str:
-        return f"<Client {self.cid} {self.peer}>"
+        return f"<ClientConnection {self.cid} {self.peer}>"
 
     @property
     def welcomed(self) -> bool:
