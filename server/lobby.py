@@ -8,6 +8,7 @@ request never waits for another table.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections import deque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,7 @@ class Lobby:
         self._feed_wakeup = trio.Event()
         self._expiry: deque[tuple[float, Session]] = deque()
         self._table_ids = 0
+        self._table_id_prefix = table_id_prefix()
         self._session_ids = 0
         self.bot_table: Table | None = None
         self.shutting_down = False
@@ -73,7 +75,8 @@ class Lobby:
     def open_table(self, name: str, settings: Any, *, persistent: bool = False,
                    autostart: bool = False, bots: int = 0, seed: int | None = None) -> Table:
         self._table_ids += 1
-        table = Table(self, f"t{self._table_ids}", name, settings, persistent=persistent,
+        table_id = new_table_id(self._table_id_prefix, self._table_ids)
+        table = Table(self, table_id, name, settings, persistent=persistent,
                       autostart=autostart, seed=seed)
         for i in range(bots):
             table.place_bot(len(table.seats) - bots + i, "heuristic", None)
@@ -316,6 +319,27 @@ class Lobby:
             session.table.chat(session, text)
         else:
             self.to_lobby(P.ChatMessage(name=session.name, seat=None, text=text))
+
+
+#: letters of a table id's prefix: lowercase, none that reads like a digit (l, o)
+_PREFIX_LETTERS = "abcdefghijkmnpqrstuvwxyz"
+
+
+def table_id_prefix() -> str:
+    """A fresh prefix at each server start, so that an id of an earlier run (kept by a
+    client or a bot across a restart) names no table of this one: 4 random letters
+    (24**4 = 331,776 prefixes), then the table's number. Nothing is stored."""
+    return "".join(secrets.choice(_PREFIX_LETTERS) for _ in range(4))
+
+
+def new_table_id(prefix: str, number: int) -> str:
+    """The id of this run's ``number``-th table, e.g. ``kqzd1``: short, typeable, and
+    within the protocol's ``table_id`` (1..32 of A-Z a-z 0-9 _ -).
+
+    >>> new_table_id("kqzd", 12)
+    'kqzd12'
+    """
+    return f"{prefix}{number}"
 
 
 def _clean_name(name: str) -> str:
