@@ -307,3 +307,68 @@ async def test_table_ids_do_not_repeat_after_a_restart(autojump_clock):
     assert ids[0] != ids[1]
     for table_id in ids:
         assert len(table_id) <= 8 and table_id.isalnum() and table_id.endswith("1")
+
+
+async def test_a_burst_of_clients_from_one_address_all_get_in(autojump_clock):
+    """100 bots on one machine connect and say hello all at once (an arena, a LAN
+    party's bots): with the default limits none is pushed out."""
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config())
+        welcomed = []
+
+        async def bot(i: int) -> None:
+            client = await connect(port, f"Bot{i}", "127.0.0.6", "bot")
+            welcomed.append(client.welcome)
+
+        async with trio.open_nursery() as burst:
+            for i in range(100):
+                burst.start_soon(bot, i)
+        assert len(welcomed) == 100
+        nursery.cancel_scope.cancel()
+
+
+# ---------------------------------------------------------------- settings, sans-IO parts
+
+
+def test_the_limit_settings_are_validated_and_documented():
+    import doctest
+    from pathlib import Path
+
+    from nimmt.server import ConfigError, load_config_text
+    from nimmt.server import limits, lobby
+
+    config = load_config_text("max_per_address = 8\nframe_timeout = 5\n")
+    assert (config.max_per_address, config.frame_timeout) == (8, 5.0)
+    for bad in ("max_per_address = 0", "max_unwelcomed = 0", "tables_per_session = 0",
+                "frame_timeout = 0"):
+        with pytest.raises(ConfigError):
+            load_config_text(bad)
+    server_doc = Path(__file__).parent.parent.joinpath("docs", "SERVER.md").read_text()
+    for name in ("max_per_address", "max_unwelcomed", "max_unwelcomed_per_address",
+                 "tables_per_session", "tables_per_address", "frame_timeout"):
+        assert f"| `{name}` |" in server_doc
+    for module in (limits, lobby):
+        assert doctest.testmod(module).failed == 0
+
+
+def test_admission_forgets_everyone_who_is_gone():
+    from nimmt.server.limits import Admission
+
+    gate = Admission(connections=100, per_address=50, unwelcomed=12, unwelcomed_per_address=3)
+    evicted = []
+    for i in range(60):
+        admitted = gate.admit(i, f"10.0.0.{i % 4}")
+        assert admitted.refused is None
+        for old in admitted.evict:  # always the oldest silent one of the same address
+            assert old % 4 == i % 4 and old not in evicted
+            evicted.append(old)
+            gate.gone(old)
+    assert len(gate) == 60 - len(evicted) == 12  # 3 waiting per address
+    for i in range(60):
+        gate.gone(i)
+    assert len(gate) == 0
+    for i in range(50):  # all welcomed: only the per-address cap is left
+        assert gate.admit(("again", i), "10.0.0.1").refused is None
+        gate.welcomed(("again", i))
+    assert "your address" in gate.admit("one more", "10.0.0.1").refused
+    assert gate.admit("elsewhere", "10.0.0.2").refused is None
