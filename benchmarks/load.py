@@ -283,6 +283,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+LOAD_CONFIG = """\
+max_per_address = 2000
+max_unwelcomed = 2000
+max_unwelcomed_per_address = 2000
+tables_per_address = 500
+"""
+
+
 def parent_main(args: argparse.Namespace) -> None:
     port = free_port()
     profile_path = os.path.join(tempfile.mkdtemp(), "server.prof")
@@ -292,7 +300,12 @@ def parent_main(args: argparse.Namespace) -> None:
         server_cmd += ["-m", "nimmt.server"]
     else:
         server_cmd += ["-m", "nimmt.server"]
-    server_cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    # every bot comes from 127.0.0.1: lift the per-address shares (docs/SERVER.md)
+    config_path = os.path.join(os.path.dirname(profile_path), "load.toml")
+    with open(config_path, "w", encoding="utf-8") as f:
+        f.write(LOAD_CONFIG)
+    server_cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+                   "--config", config_path]
     server = subprocess.Popen(server_cmd, stdout=subprocess.DEVNULL)
     workers: list[subprocess.Popen[str]] = []
     try:

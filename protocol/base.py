@@ -111,7 +111,8 @@ class Struct:
 def _extra(keys: Any, allowed: frozenset[str]) -> LocalProtocolError:
     for k in keys:
         if k not in allowed:
-            ok = type(k) is str and len(k) <= 40 and k.isprintable()
+            # an empty or blank key is shown quoted: a field path must be visible text
+            ok = type(k) is str and len(k) <= 40 and k.isprintable() and k.strip() == k != ""
             name = k if ok else repr(k)[:40]
             return LocalProtocolError(ErrorCode.EXTRA_FIELD, f"unknown field {name!r}", name)
     raise AssertionError("unreachable")  # pragma: no cover

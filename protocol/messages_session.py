@@ -127,8 +127,9 @@ class Error(Message):
         """The ``error`` answering a :class:`ProtocolError` (``re``/``request`` included)."""
         text = exc.message if exc.message.isprintable() else repr(exc.message)
         field = exc.field
-        if field is not None and (len(field) > 100 or not field.isprintable()):
-            field = repr(field)[:100]
+        if field is not None and (len(field) > 100 or not field.isprintable()
+                                  or not field.strip()):
+            field = repr(field)[:100]  # quoted ('' or ' ' too): always a valid path
         code = exc.code
         try:
             CODE.check(code)

@@ -20,8 +20,9 @@ import trio
 from nimmt import protocol as P
 
 from .addresses import join_hint
-from .client import Client
+from .connection import ClientConnection
 from .config import ServerConfig
+from .limits import Admission
 from .lobby import Lobby
 
 __all__ = ["Server", "start_server", "run_server"]
@@ -37,7 +38,10 @@ class Server:
         shuffled); a seam for tests and reproducible benchmarks."""
         self.config = (config or ServerConfig()).validate()
         self.dealer = dealer
-        self.clients: set[Client] = set()
+        self.clients: set[ClientConnection] = set()
+        config = self.config
+        self.admission = Admission(config.max_connections, config.max_per_address,
+                                   config.max_unwelcomed, config.max_unwelcomed_per_address)
         self._lobby: Lobby | None = None
         self._cids = 0
         self._nursery: trio.Nursery | None = None
@@ -80,10 +84,19 @@ class Server:
             await trio.aclose_forcefully(stream)
             return
         self._cids += 1
-        if len(self.clients) >= self.config.max_connections:
-            log.warning("conn=%s refused: %d connections already", self._cids, len(self.clients))
+        client = ClientConnection(self, stream, self._cids)
+        admitted = self.admission.admit(client, client.address)
+        for old in admitted.evict:
+            assert isinstance(old, ClientConnection)
+            log.info("conn=%s closed to make room for conn=%s from %s", old.cid, client.cid,
+                     client.peer)
+            old.close(P.ErrorCode.SERVER_FULL, "no hello yet, and the server needs room for "
+                      "connections that say hello")
+        if admitted.refused is not None:
+            log.warning("conn=%s from %s refused: %s (%d connections)", self._cids,
+                        client.peer, admitted.refused, len(self.clients))
             conn = P.Connection(P.SERVER)
-            text = "the server has as many connections as it allows"
+            text = admitted.refused
             full = P.ErrorCode.SERVER_FULL
             with trio.move_on_after(1.0):
                 try:
@@ -93,7 +106,6 @@ class Server:
                     pass
             await trio.aclose_forcefully(stream)
             return
-        client = Client(self, stream, self._cids)
         self.clients.add(client)
         self._all_gone = trio.Event() if self._all_gone.is_set() else self._all_gone
         try:
@@ -103,8 +115,9 @@ class Server:
             log.exception("conn=%s internal error", client.cid)
             self.forget(client)
 
-    def forget(self, client: Client) -> None:
+    def forget(self, client: ClientConnection) -> None:
         self.clients.discard(client)
+        self.admission.gone(client)
         if not self.clients:
             self._all_gone.set()
 

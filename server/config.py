@@ -156,7 +156,14 @@ class ServerConfig:
     bots: int = 0  # >0: keep a table with this many bots open, waiting for one human
     max_connections: int = 2000
     max_tables: int = 500
+    # --- one client's share (docs/SERVER.md, "Limits") ------------------------------------
+    max_per_address: int = 256  # connections from one IP address (a LAN party behind a NAT)
+    max_unwelcomed: int = 128  # connections that have not said hello yet, from everywhere
+    max_unwelcomed_per_address: int = 16  # ... from one address
+    tables_per_session: int = 2  # open tables one session created
+    tables_per_address: int = 64  # open tables created from one address
     max_frame_size: int = 65536  # bytes of one frame's body; a larger frame: dropped
+    frame_timeout: float = 30.0  # a frame begun must be complete within this
     hello_timeout: float = 5.0  # a new connection must say hello within this
     ping_interval: float = 15.0  # the server pings every connection this often
     pong_timeout: float = 30.0  # nothing received for ping_interval + this: dropped
@@ -179,12 +186,14 @@ class ServerConfig:
             raise ConfigError(f"bots must be 1 to 9 (one seat stays for you), not {self.bots!r}")
         if self.bots < 0:
             raise ConfigError("bots must not be negative")
-        for name in ("max_connections", "max_tables", "send_queue", "chat_max"):
+        for name in ("max_connections", "max_tables", "send_queue", "chat_max",
+                     "max_per_address", "max_unwelcomed", "max_unwelcomed_per_address",
+                     "tables_per_session", "tables_per_address"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
         if not 1024 <= self.max_frame_size <= 16 * 1024 * 1024:
             raise ConfigError("max_frame_size must be 1024 to 16777216 bytes")
-        for name in ("hello_timeout", "ping_interval", "pong_timeout"):
+        for name in ("hello_timeout", "ping_interval", "pong_timeout", "frame_timeout"):
             if not 0.1 <= getattr(self, name) <= 3600.0:
                 raise ConfigError(f"{name} must be 0.1 to 3600 seconds")
         if not 0.0 <= self.reconnect_grace <= 86400.0:

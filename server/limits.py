@@ -1,4 +1,5 @@
-"""Small protections: a token bucket for the request rate of one connection.
+"""Small protections, sans-IO: a token bucket for the request rate of one connection,
+and the admission of new connections (``Admission``).
 
 >>> bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
 >>> [bucket.take(0.0) for _ in range(5)]
@@ -11,7 +12,10 @@ True
 
 from __future__ import annotations
 
-__all__ = ["TokenBucket"]
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+__all__ = ["TokenBucket", "Admission", "Admitted"]
 
 
 class TokenBucket:
@@ -42,3 +46,100 @@ class TokenBucket:
     @property
     def abusive(self) -> bool:
         return self.tokens <= -self.burst
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """What ``Admission.admit`` decided: ``refused`` (why, or None: let it in) and
+    the connections to close first to make room for it (``evict``, oldest first)."""
+
+    refused: str | None = None
+    evict: tuple[Hashable, ...] = field(default=())
+
+
+class Admission:
+    """Who may connect: caps on all connections, on those of one address, and on those
+    that have not said ``hello`` yet ("unwelcomed"), overall and per address.
+
+    Connections that never say hello cannot keep a player out: when the unwelcomed
+    are at their cap, the oldest of them (from the same address when that address is
+    at its own cap) is closed to make room for the newcomer, who then has the hello
+    timeout to say hello. One address can hold at most ``unwelcomed_per_address``
+    of them, so it can push out only its own. An address of None (not a network
+    connection: tests, in-process) counts against the global caps only.
+
+    >>> gate = Admission(connections=10, per_address=3, unwelcomed=4, unwelcomed_per_address=2)
+    >>> [gate.admit(n, "10.0.0.9") for n in ("a", "b")]
+    [Admitted(refused=None, evict=()), Admitted(refused=None, evict=())]
+    >>> gate.admit("c", "10.0.0.9")  # a third silent one: the oldest makes room
+    Admitted(refused=None, evict=('a',))
+    >>> gate.gone("a"); gate.welcomed("b"); gate.welcomed("c")
+    >>> gate.admit("d", "10.0.0.9").refused is None
+    True
+    >>> gate.admit("x", "10.0.0.9")
+    Admitted(refused='too many connections from your address (3)', evict=())
+    >>> gate.admit("e", "10.0.0.7")
+    Admitted(refused=None, evict=())
+    """
+
+    def __init__(self, connections: int, per_address: int, unwelcomed: int,
+                 unwelcomed_per_address: int) -> None:
+        self.connections = connections
+        self.per_address = per_address
+        self.unwelcomed = unwelcomed
+        self.unwelcomed_per_address = unwelcomed_per_address
+        self._address: dict[Hashable, str | None] = {}  # every connection: its address
+        self._count: dict[str, int] = {}  # connections of each address
+        self._waiting: dict[Hashable, None] = {}  # unwelcomed, oldest first
+        self._waiting_count: dict[str | None, int] = {}  # unwelcomed of each address
+
+    def __len__(self) -> int:
+        return len(self._address)
+
+    def admit(self, conn: Hashable, address: str | None) -> Admitted:
+        """A new connection ``conn`` from ``address``: is it let in, who makes room?
+        When it is, it counts as unwelcomed until ``welcomed`` (or ``gone``)."""
+        if len(self._address) >= self.connections:
+            return Admitted("the server has as many connections as it allows")
+        if address is not None and self._count.get(address, 0) >= self.per_address:
+            return Admitted(f"too many connections from your address ({self.per_address})")
+        evict: list[Hashable] = []
+        if address is not None and self._waiting_count.get(address, 0) >= self.unwelcomed_per_address:
+            evict.append(next(c for c in self._waiting if self._address[c] == address))
+        elif len(self._waiting) >= self.unwelcomed:
+            evict.append(next(iter(self._waiting)))
+        for old in evict:
+            self._unwait(old)
+        self._address[conn] = address
+        if address is not None:
+            self._count[address] = self._count.get(address, 0) + 1
+        self._waiting[conn] = None
+        self._waiting_count[address] = self._waiting_count.get(address, 0) + 1
+        return Admitted(None, tuple(evict))
+
+    def welcomed(self, conn: Hashable) -> None:
+        """``conn`` said hello: it no longer counts as unwelcomed."""
+        self._unwait(conn)
+
+    def gone(self, conn: Hashable) -> None:
+        """``conn`` is closed (nothing happens if it was never admitted)."""
+        self._unwait(conn)
+        if conn not in self._address:
+            return
+        address = self._address.pop(conn)
+        if address is not None:
+            left = self._count[address] - 1
+            if left:
+                self._count[address] = left
+            else:
+                del self._count[address]
+
+    def _unwait(self, conn: Hashable) -> None:
+        if conn in self._waiting:
+            del self._waiting[conn]
+            address = self._address[conn]
+            left = self._waiting_count[address] - 1
+            if left:
+                self._waiting_count[address] = left
+            else:
+                del self._waiting_count[address]

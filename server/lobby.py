@@ -8,6 +8,7 @@ request never waits for another table.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections import deque
 from dataclasses import replace
 from typing import Any
@@ -44,6 +45,10 @@ class Lobby:
         self._feed_wakeup = trio.Event()
         self._expiry: deque[tuple[float, Session]] = deque()
         self._table_ids = 0
+        self._table_id_prefix = table_id_prefix()
+        #: who created each table still open: its session and address (stale entries
+        #: are pruned by ``_created_by``)
+        self._creators: dict[str, tuple[Session, str | None]] = {}
         self._session_ids = 0
         self.bot_table: Table | None = None
         self.shutting_down = False
@@ -63,7 +68,8 @@ class Lobby:
     def open_table(self, name: str, settings: Any, *, persistent: bool = False,
                    autostart: bool = False, bots: int = 0, seed: int | None = None) -> Table:
         self._table_ids += 1
-        table = Table(self, f"t{self._table_ids}", name, settings, persistent=persistent,
+        table_id = new_table_id(self._table_id_prefix, self._table_ids)
+        table = Table(self, table_id, name, settings, persistent=persistent,
                       autostart=autostart, seed=seed)
         for i in range(bots):
             table.place_bot(len(table.seats) - bots + i, "heuristic", None)
@@ -109,24 +115,42 @@ class Lobby:
         if not self._feed_wakeup.is_set():
             self._feed_wakeup.set()
 
+    @property
+    def feed_budget(self) -> int:
+        """Feed messages a lobby client receives a second, at most: a quarter of its
+        send queue, so a client that reads them (and a few replies) is never dropped."""
+        return max(1, self.config.send_queue // 4)
+
     async def feed(self) -> None:
         """Send the lobby ``table_updated`` / ``table_closed`` for the tables that changed.
 
         At most one message per table every ``LOBBY_FEED_INTERVAL`` seconds (the latest
-        state), however often it changes: what a lobby client receives is bounded by the
-        number of tables, not by what happens at them. The task sleeps on an event
-        while nothing changes.
+        state), however often it changes, and at most ``feed_budget`` messages in all:
+        when more tables changed, the others wait for the next interval (oldest change
+        first; they are sent as they are then). What a lobby client receives is bounded
+        by ``feed_budget`` a second, not by the number of tables or what happens at
+        them. The task sleeps on an event while nothing changes.
         """
         while True:
             await self._feed_wakeup.wait()
             self._feed_wakeup = trio.Event()
-            dirty, self._dirty = self._dirty, {}
-            for table_id, table in dirty.items():
-                if table is None:
-                    self.to_lobby(P.TableClosed(table_id=table_id))
-                elif not table.closed:
-                    self.to_lobby(P.TableUpdated(table=table.info()))
+            self.feed_once()
             await trio.sleep(LOBBY_FEED_INTERVAL)
+
+    def feed_once(self) -> None:
+        """One interval's messages: up to ``feed_budget`` of the changed tables."""
+        budget = self.feed_budget
+        dirty = self._dirty
+        ready = list(dirty.items())[:budget]
+        for table_id, _ in ready:
+            del dirty[table_id]
+        if dirty:
+            self._wake_feed()  # the rest go out after the next interval
+        for table_id, table in ready:
+            if table is None:
+                self.to_lobby(P.TableClosed(table_id=table_id))
+            elif not table.closed:
+                self.to_lobby(P.TableUpdated(table=table.info()))
 
     # ------------------------------------------------------------------ sending
     def to_lobby(self, msg: Any) -> None:
@@ -272,6 +296,12 @@ class Lobby:
             session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
                                  message="the server has as many tables as it allows"))
             return
+        address = session.client.address if session.client is not None else None
+        refused = self._creation_refused(session, address)
+        if refused:
+            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                 message=refused))
+            return
         try:
             settings = TableSettings.from_wire(msg.options, self.config.table)
         except ConfigError as e:
@@ -281,10 +311,31 @@ class Lobby:
             return
         name = msg.name or f"{session.name}'s table"
         table = self.open_table(name[:40], settings)
+        self._creators[table.id] = (session, address)
         log.info("session %s (%s) creates table %s", session.sid, session.name, table.id)
         # the creator belongs to the table from now on (a second create_table is refused)
         session.table = table
         table.request(session, msg)
+
+    def _creation_refused(self, session: Session, address: str | None) -> str:
+        """Why ``session`` (from ``address``) may not create one more table ("": it may):
+        one client must not take every table of the server."""
+        by_session = by_address = 0
+        for table_id, (creator, where) in list(self._creators.items()):
+            table = self.tables.get(table_id)
+            if table is None or table.closed:
+                del self._creators[table_id]
+                continue
+            by_session += creator is session
+            by_address += address is not None and where == address
+        config = self.config
+        if by_session >= config.tables_per_session:
+            return (f"you created {by_session} tables that are still open (at most "
+                    f"{config.tables_per_session}): join one, or wait until one closes")
+        if by_address >= config.tables_per_address:
+            return (f"{by_address} tables created from your address are still open (at most "
+                    f"{config.tables_per_address})")
+        return ""
 
     def _chat(self, session: Session, msg: P.Chat) -> None:
         text = msg.text
@@ -299,6 +350,27 @@ class Lobby:
             session.table.request(session, msg)
         else:
             self.to_lobby(P.ChatMessage(name=session.name, seat=None, text=text))
+
+
+#: letters of a table id's prefix: lowercase, none that reads like a digit (l, o)
+_PREFIX_LETTERS = "abcdefghijkmnpqrstuvwxyz"
+
+
+def table_id_prefix() -> str:
+    """A fresh prefix at each server start, so that an id of an earlier run (kept by a
+    client or a bot across a restart) names no table of this one: 4 random letters
+    (24**4 = 331,776 prefixes), then the table's number. Nothing is stored."""
+    return "".join(secrets.choice(_PREFIX_LETTERS) for _ in range(4))
+
+
+def new_table_id(prefix: str, number: int) -> str:
+    """The id of this run's ``number``-th table, e.g. ``kqzd1``: short, typeable, and
+    within the protocol's ``table_id`` (1..32 of A-Z a-z 0-9 _ -).
+
+    >>> new_table_id("kqzd", 12)
+    'kqzd12'
+    """
+    return f"{prefix}{number}"
 
 
 def _clean_name(name: str) -> str:

@@ -24,7 +24,7 @@ def new_token() -> str:
 
 
 class Link(Protocol):
-    """What the lobby and a table use of a connection (``server.client.Client``)."""
+    """What the lobby and a table use of a connection (``server.connection.ClientConnection``)."""
 
     cid: int
     session: Session | None

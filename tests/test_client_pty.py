@@ -96,7 +96,8 @@ def test_a_new_client_for_the_same_server_returns_to_the_seat(tmp_path) -> None:
         try:
             first.wait_for(lambda t: "You against" in t, "the lobby")
             first.type("\r")
-            first.wait_for(lambda t: "Your move" in t, "the first turn")
+            first_screen = first.wait_for(lambda t: "Your move" in t, "the first turn")
+            title = first_screen.splitlines()[0]  # "... table <id> “You against 3 bots” ..."
             first.type("\x03")  # Ctrl-C asks, like q
             first.wait_for(lambda t: "Quit?" in t, "the quit question")
             first.type("\x03")
@@ -107,7 +108,8 @@ def test_a_new_client_for_the_same_server_returns_to_the_seat(tmp_path) -> None:
         try:
             text = again.wait_for(lambda t: "Welcome back" in t and "turn " in t,
                                   "the seat again")
-            assert "Tess" in text.splitlines()[0] and "t1" in text.splitlines()[0]
+            table_id = title.split(" table ", 1)[1].split()[0]
+            assert "Tess" in text.splitlines()[0] and f"table {table_id} " in text.splitlines()[0]
             again.type("q")
             again.wait_for(lambda t: "Quit?" in t, "the quit question (in a game again)")
         finally:

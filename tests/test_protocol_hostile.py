@@ -10,6 +10,7 @@ import struct
 from typing import Any
 
 import msgpack
+import pytest
 import nimmt.protocol as P
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -312,3 +313,46 @@ def test_generated_validators_agree_with_the_reference(rw: tuple[P.Role, dict[An
         assert got[0] == "error" and got[1][0] == expected[1]
     else:
         assert got == expected
+
+
+@SETTINGS
+@given(key=st.text(max_size=120), nested=st.booleans())
+def test_the_error_for_any_extra_key_can_be_built_and_sent(key: str, nested: bool) -> None:
+    """Issue 8 item 5: an extra key "" or " " (or any other) gives an ``error`` the
+    server can build and send, whose ``field`` is a valid, visible field path."""
+    ping: dict[Any, Any] = {"type": "ping", "nonce": 1}
+    create: dict[Any, Any] = {"type": "create_table", "options": {"seats": 4}}
+    if nested:
+        create["options"][key] = 1
+        obj = create
+    else:
+        ping[key] = 1
+        obj = ping
+    if key in obj and not nested:
+        return  # "type" or "nonce": not an extra key
+    conn = P.Connection(SERVER)
+    body = msgpack.packb(obj)
+    conn.receive_data(struct.pack(">I", len(body)) + body)
+    try:
+        conn.next_message()
+    except RemoteProtocolError as e:
+        error = P.Error.from_exception(e)
+        assert error.code == "extra_field" and error.field is not None
+        assert error.field.strip() and error.field.isprintable()
+        client = P.Connection(CLIENT)
+        client.receive_data(conn.send(error))
+        assert client.next_message().field == error.field
+    else:  # a key the nested struct knows ("seats" and so on)
+        assert nested
+
+
+@pytest.mark.parametrize("key", ["", " ", "\t", "a" * 300])
+def test_the_error_for_a_blank_extra_key_quotes_it(key: str) -> None:
+    body = bytes.fromhex("83a474797065a470696e67a56e6f6e636501") + msgpack.packb(key) + b"\x01"
+    conn = P.Connection(SERVER)
+    conn.receive_data(struct.pack(">I", len(body)) + body)
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.next_message()
+    error = P.Error.from_exception(info.value)
+    assert error.code == "extra_field" and error.field == repr(key)[:40]
+    assert conn.send(error)  # the server may send it in any state

@@ -146,7 +146,7 @@ def test_signals_shut_down_gracefully(sig: int):
         assert goodbye["reason"] == "server_shutdown"
         assert code == 0
         assert "conn=1 peer=127.0.0.1:" in log and "session 1: Ann (human) says hello" in log
-        assert "table=t1 closed: server shutdown" in log
+        assert f"table={table['table_id']} closed: server shutdown" in log
     finally:
         server.proc.kill()
 
@@ -157,7 +157,14 @@ def test_the_protocol_documents_minimal_bot_plays_against_the_server():
         own = run_minimal_bot("127.0.0.1", str(server.port), "--bots", "3", timeout=60)
         assert own.returncode == 0, own.stderr
         assert "winners" in own.stdout and not own.stderr
-        joined = run_minimal_bot("127.0.0.1", str(server.port), "--join", "t1", timeout=60)
+        lister = RawClient(server.port)
+        lister.send(type="hello", protocol=1, name="Lister", kind="spectator")
+        lister.send(type="list_tables", id=1)
+        waiting = [t["table_id"] for t in lister.expect("table_list")["tables"]
+                   if t["status"] == "waiting"]
+        lister.sock.close()
+        joined = run_minimal_bot("127.0.0.1", str(server.port), "--join", waiting[0],
+                                 timeout=60)
         assert joined.returncode == 0, joined.stderr
         assert "winners" in joined.stdout and not joined.stderr
     finally:

@@ -30,12 +30,14 @@ class Background:
         self.results: list[P.GameOver] = []
         self.clients: list[ScriptClient] = []
         self.done = trio.Event()
+        self.table_id = ""
 
     async def run(self, server, nursery, task_status=trio.TASK_STATUS_IGNORED) -> None:
         a = await ScriptClient.memory(server, nursery, "Bg-a", "human")
         b = await ScriptClient.memory(server, nursery, "Bg-b", "human")
         self.clients = [a, b]
-        await seat_players(a, [b], P.TableOptions(seats=2, rounds=2, step_delay=0.5))
+        self.table_id = await seat_players(a, [b], P.TableOptions(seats=2, rounds=2,
+                                                                  step_delay=0.5))
         await a.send(P.Start())
         task_status.started()
         self.results = await play_all([Player(a, seed=1), Player(b, seed=2)])
@@ -54,7 +56,7 @@ class Background:
 
 
 async def with_background(server, nursery) -> Background:
-    """Start the background game (table t1) and return once it has started."""
+    """Start the background game and return once it has started."""
     background = Background()
     await nursery.start(background.run, server, nursery)
     return background
@@ -124,7 +126,7 @@ async def test_a_client_too_slow_to_read_is_dropped_and_may_come_back(autojump_c
         background = await with_background(server, nursery)
         # a spectator that stops reading: lockstep streams only move when it reads
         slow = await ScriptClient.memory(server, nursery, "Slow", "spectator", lockstep=True)
-        await slow.request(P.Watch(table_id="t1"))
+        await slow.request(P.Watch(table_id=background.table_id))
         await background.wait()  # about 190 messages, nobody read them
         background.check()
         goodbye = await slow.wait_closed()
@@ -145,7 +147,7 @@ async def test_a_half_open_connection_is_dropped_by_the_heartbeat(autojump_clock
         background = await with_background(server, nursery)
         ghost = await ScriptClient.tcp(port, "Ghost")
         ghost.auto_pong = False
-        table = await ghost.request(P.Watch(table_id="t1"))
+        table = await ghost.request(P.Watch(table_id=background.table_id))
         assert isinstance(table, P.Watching)
         silent_from = trio.current_time()
         goodbye = await ghost.wait_closed()  # reads, never answers
@@ -228,10 +230,10 @@ async def test_shutdown_says_goodbye_to_everyone(autojump_clock, kind):
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, make_config())
         players = [await ScriptClient.tcp(port, n) for n in ("Ann", "Bob")]
-        await seat_players(players[0], players[1:], P.TableOptions(seats=2))
+        table_id = await seat_players(players[0], players[1:], P.TableOptions(seats=2))
         await players[0].send(P.Start())
         other = await ScriptClient.tcp(port, "Obs", kind)
-        await other.request(P.Watch(table_id="t1"))
+        await other.request(P.Watch(table_id=table_id))
         await trio.sleep(3)
         await server.shutdown()
         for client in (*players, other):
@@ -249,10 +251,10 @@ async def test_a_bug_at_one_table_closes_that_table_only(autojump_clock, monkeyp
 
     async with trio.open_nursery() as nursery:
         server = await serve_memory(nursery, make_config())
-        background = await with_background(server, nursery)  # table t1
+        background = await with_background(server, nursery)
         ann = await ScriptClient.memory(server, nursery, "Ann")
         bob = await ScriptClient.memory(server, nursery, "Bob")
-        await seat_players(ann, [bob], P.TableOptions(seats=2))  # table t2
+        broken_id = await seat_players(ann, [bob], P.TableOptions(seats=2))
         await ann.send(P.Start())
         await ann.expect("turn_started")
 
@@ -261,12 +263,12 @@ async def test_a_bug_at_one_table_closes_that_table_only(autojump_clock, monkeyp
 
         monkeypatch.setattr(translate, "snapshot", broken)
         eve = await ScriptClient.memory(server, nursery, "Eve", "spectator")
-        await eve.send(P.Watch(table_id="t2"))  # the snapshot of t2 fails
+        await eve.send(P.Watch(table_id=broken_id))  # the snapshot of that table fails
         assert (await ann.expect("left")).reason == "table_closed"
         assert (await eve.expect("error")).code == "internal_error"
         monkeypatch.undo()
         await background.wait()
         background.check()  # the other table never noticed
         listing = await eve.request(P.ListTables())
-        assert [t.table_id for t in listing.tables] == ["t1"]
+        assert [t.table_id for t in listing.tables] == [background.table_id]
         nursery.cancel_scope.cancel()

@@ -199,7 +199,7 @@ async def test_a_spectator_comes_back_to_watching(autojump_clock):
     async with trio.open_nursery() as nursery:
         server, ann, bob = await start_two(nursery, P.TableOptions(seats=2, step_delay=0))
         eve = await ScriptClient.memory(server, nursery, "Eve", "spectator")
-        watching = await eve.request(P.Watch(table_id="t1"))
+        watching = await eve.request(P.Watch(table_id=ann.table_id))
         assert isinstance(watching, P.Watching)
         first = await eve.expect("snapshot")
         assert first.seat is None and first.hand == ()

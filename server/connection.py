@@ -1,9 +1,10 @@
 """One client connection: reader, writer and heartbeat, with every protection.
 
-* The writer empties a small bounded queue of encoded frames. ``Client.send``
+* The writer empties a small bounded queue of encoded frames. ``ClientConnection.send``
   never blocks: when the queue is full the client is too slow to read and is
   dropped (it may reconnect with its token). Nobody ever awaits a client.
-* The reader enforces the hello deadline, the request rate (a token bucket:
+* The reader enforces the hello deadline, the frame deadline (a frame begun must
+  be complete within ``frame_timeout``), the request rate (a token bucket:
   ``rate_limit`` a second, bursts of twice that) and the protocol: a protocol
   error gets an ``error``, a fatal one (or a long run of bad frames) also a
   ``goodbye`` and the end.
@@ -24,11 +25,11 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ServerConfig
-from .limits import TokenBucket
+from .limits import Admission, TokenBucket
 from .lobby import Lobby
 from .session import Session
 
-__all__ = ["Client"]
+__all__ = ["ClientConnection"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -43,10 +44,22 @@ class Server(Protocol):
     """What a connection uses of its server (``server.app.Server``)."""
 
     config: ServerConfig
+    admission: Admission
 
     @property
     def lobby(self) -> Lobby: ...
-    def forget(self, client: Client) -> None: ...
+    def forget(self, client: ClientConnection) -> None: ...
+
+
+def peer_address(stream: trio.abc.Stream) -> str | None:
+    """The IP address the connection comes from; None if it is not a network socket."""
+    sock = getattr(stream, "socket", None)
+    if sock is None:
+        return None
+    try:
+        return str(sock.getpeername()[0])
+    except OSError:
+        return "?"
 
 
 def peer_name(stream: trio.abc.Stream) -> str:
@@ -60,7 +73,7 @@ def peer_name(stream: trio.abc.Stream) -> str:
     return f"{host}:{port}"
 
 
-class Client:
+class ClientConnection:
     """A connection from ``hello`` to ``goodbye`` (or to its drop)."""
 
     def __init__(self, server: Server, stream: trio.abc.Stream, cid: int) -> None:
@@ -70,6 +83,7 @@ class Client:
         self.stream = stream
         self.cid = cid
         self.peer = peer_name(stream)
+        self.address = peer_address(stream)  # what the per-address limits count
         self.proto = P.Connection(P.SERVER, max_frame_size=config.max_frame_size)
         self._queue_send, self._queue = trio.open_memory_channel[bytes](config.send_queue)
         self.session: Session | None = None
@@ -83,11 +97,12 @@ class Client:
         self.bucket = TokenBucket(config.rate_limit, 2 * config.rate_limit, now)
         self._limited = False
         self._bad_frames = 0
+        self._frames = 0  # frames received, valid or not
         self.sent = 0
         self.received = 0
 
     def __repr__(self) -> str:
-        return f"<Client {self.cid} {self.peer}>"
+        return f"<ClientConnection {self.cid} {self.peer}>"
 
     @property
     def welcomed(self) -> bool:
@@ -225,8 +240,12 @@ class Client:
         proto = self.proto
         stream = self.stream
         hello_deadline = self.started + config.hello_timeout
+        frame_started: float | None = None  # when the frame not yet complete began
         while True:
-            with trio.move_on_at(hello_deadline if not self.welcomed else float("inf")):
+            deadline = hello_deadline if not self.welcomed else math.inf
+            if frame_started is not None:
+                deadline = min(deadline, frame_started + config.frame_timeout)
+            with trio.move_on_at(deadline):
                 try:
                     data = await stream.receive_some(RECEIVE_SIZE)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -235,12 +254,21 @@ class Client:
                 if not data:
                     self.drop("closed by peer")
                     return
-                self.last_received = trio.current_time()
+                self.last_received = now = trio.current_time()
+                frames = self._frames
                 proto.receive_data(data)
                 if not self._messages():
                     return
+                if not proto.buffered:
+                    frame_started = None
+                elif frame_started is None or self._frames != frames:
+                    frame_started = now  # a frame ended in this data and the next began
                 continue
-            self.close(E.TIMEOUT, f"no hello within {config.hello_timeout:g} s")
+            if not self.welcomed and trio.current_time() >= hello_deadline:
+                self.close(E.TIMEOUT, f"no hello within {config.hello_timeout:g} s")
+            else:
+                self.close(E.TIMEOUT, f"a frame begun {config.frame_timeout:g} s ago "
+                           "is not complete")
             return
 
     def _messages(self) -> bool:
@@ -251,6 +279,7 @@ class Client:
             try:
                 msg = proto.next_message()
             except P.RemoteProtocolError as e:
+                self._frames += 1
                 log.info("conn=%s protocol error: %s", self.cid, e)
                 self.send(P.Error.from_exception(e))
                 if e.code == E.UNSUPPORTED_VERSION:
@@ -273,6 +302,7 @@ class Client:
                 self.drop("closed by peer")
                 return False
             self.received += 1
+            self._frames += 1
             self._bad_frames = 0
             # A game decision is not counted here: the game's own pace bounds the
             # useful ones, and the table charges the others (see ``charge``), so a
@@ -282,6 +312,8 @@ class Client:
                     return False
                 continue
             self._dispatch(msg)  # type: ignore[arg-type]
+            if msg.TYPE == "hello" and self.welcomed:  # type: ignore[union-attr]
+                self.server.admission.welcomed(self)
         return False
 
     def charge(self) -> None:
