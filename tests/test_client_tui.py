@@ -217,6 +217,21 @@ def test_draft_pick_with_arrows() -> None:
     ui_test(script)
 
 
+def test_lobby_columns_stay_aligned_when_table_ids_grow() -> None:
+    tables = (table(["Eve", None], table_id="kqzd7", name="Eve's table"),
+              table(["Bob", None], table_id="kqzd1234", name="Bob's table"))
+
+    async def script(h: Harness) -> None:
+        await h.feed(P.TableList(tables=tables))
+        lines = text_of(render.lobby_panel(h.c)).splitlines()
+        head, rows = lines[0], [line for line in lines[1:] if "kqzd" in line]
+        assert len(rows) == 2
+        # every name starts in the column under "Name", however long the ids are
+        assert {row.index("Eve's" if "kqzd7" in row else "Bob's") for row in rows} == {
+            head.index("Name")}
+    ui_test(script)
+
+
 def test_lobby_keys_join_watch_and_create_a_table_with_bots() -> None:
     tables = (table(["Eve", None], table_id="t2"), table(["Bob", None, None], table_id="t1"))
 

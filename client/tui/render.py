@@ -559,8 +559,10 @@ def log_title(c: Controller, width: int = 80) -> Frags:
 # ---------------------------------------------------------------- lobby
 def lobby_panel(c: Controller) -> Frags:
     m, ui = c.model, c.ui
+    id_width = max([5] + [len(t.table_id) for t in m.tables])  # ids grow: kqzd1 ... kqzd1234
     out: Frags = [("class:panel.head",
-                   f"  {'Table':<6} {'Name':<20} {'Seats':<6} {'Status':<8} Game · players\n")]
+                   f"  {'Table':<{id_width}} {'Name':<20} {'Seats':<6} {'Status':<8} "
+                   "Game · players\n")]
     if not m.tables:
         out.append(("class:dim", "\n  No tables yet. Press n to create one.\n"))
         return out
@@ -578,7 +580,7 @@ def lobby_panel(c: Controller) -> Frags:
         style = "class:lobby.selected" if i == cursor else ""
         status_style = {"waiting": "class:lobby.waiting", "playing": "class:lobby.playing"}
         seats = f"{taken}/{len(t.seats)}"
-        out.append((style, f"{'▶' if i == cursor else ' '} {t.table_id:<6} {t.name[:20]:<20} "
+        out.append((style, f"{'▶' if i == cursor else ' '} {t.table_id:<{id_width}} {t.name[:20]:<20} "
                            f"{seats:<6} "))
         out.append((style or status_style.get(t.status, "class:dim"), f"{t.status:<8}"))
         out.append((style, " " + ", ".join(variants)))
