@@ -19,6 +19,7 @@ from .states import TABLE, ConnState, Role
 from .structs import Limits, Pending, Place, SeatInfo, TableInfo, TableOptions
 
 __all__ = ["render_messages", "render_structs", "render_states", "render_all", "hexdump",
+           "session", "session_script", "SESSION_ROWS", "SESSION_HANDS",
            "ORDER"]
 
 #: The order of the catalogue in the document, by section.
@@ -158,17 +159,17 @@ def render_frame(msg: Message) -> str:
     return f"{_json(msg.to_wire())}  ({len(data)} bytes)\n\n```\n{hexdump(data)}\n```\n"
 
 
-def session() -> list[tuple[str, Message, bytes, str]]:
-    """An example session: (sender, message as decoded, frame bytes, note).
+#: The example session's deal: the rows, then Ann's hand (seat 0) and the bot's (seat 1).
+#: tests/test_protocol_settled.py plays the session against the real server with it.
+SESSION_ROWS = (10, 37, 43, 55)
+SESSION_HANDS = ((3, 14, 21, 36, 44, 58, 61, 68, 90, 93), (1, 5, 16, 31, 40, 60, 62, 69, 76, 92))
 
-    Client frames are packed from plain maps, the way a minimal bot writes them
-    (optional fields left out); server frames come from ``Connection.send``.
-    Every frame is checked by a pair of Connections on the way.
-    """
-    import msgpack
 
-    from .connection import Connection
-    from .examples import LIMITS, TOKEN
+def session_script() -> list[tuple[str, Any, str]]:
+    """The example session as (sender, item, note): a client item is the plain map a
+    minimal client packs, a server item the ``Message``; ``("skip", n, note)`` stands
+    for ``n`` server messages left out."""
+    from .examples import LIMITS, SERVER, TOKEN
     from .messages_game import (
         CommitAccepted,
         GameOver,
@@ -191,23 +192,26 @@ def session() -> list[tuple[str, Message, bytes, str]]:
     seats2 = (seats1[0], SeatInfo(name="Bot-1", kind="bot", connected=True, total=0,
                                   penalties=0, strategy="heuristic"))
     opts = TableOptions(seats=2, step_delay=0.0)
-    table1 = TableInfo(table_id="t1", name="", options=opts, seats=seats1, host=0,
+    table1 = TableInfo(table_id="kqzd1", name="Ann's table", options=opts, seats=seats1, host=0,
                        status="waiting", spectators=0)
     table2 = dataclasses.replace(table1, seats=seats2)
-    script: list[tuple[str, Any, str]] = [
+    return [
         ("client", {"type": "hello", "protocol": 1, "name": "Ann", "kind": "bot"},
          "within hello_timeout of connecting; no token: a new session"),
-        ("server", Welcome(protocol=1, server="nimmt 0.1.0", name="Ann", token=TOKEN,
+        ("server", Welcome(protocol=1, server=SERVER, name="Ann", token=TOKEN,
                            resumed=False, limits=LIMITS), "state: lobby"),
         ("client", {"type": "create_table", "id": 1, "options": {"seats": 2, "step_delay": 0}},
          "omitted options take their defaults; id 1 is echoed as re"),
-        ("server", Seated(table=table1, seat=0, re=1), "state: seated; Ann is host"),
-        ("client", {"type": "add_bot"}, ""),
+        ("server", Seated(table=table1, seat=0, re=1),
+         "state: seated; Ann is host; no name was asked for: the server named the table"),
+        ("server", TableUpdated(table=table1),
+         "everyone at a table hears of each of its changes, Ann's own arrival included"),
+        ("client", {"type": "add_bot"}, "no id: the reply has no re"),
         ("server", TableUpdated(table=table2), ""),
-        ("client", {"type": "start"}, ""),
+        ("client", {"type": "start"}, "start has no reply of its own: the game starts"),
         ("server", RoundStarted(round=1), "state: playing"),
-        ("server", HandDealt(cards=(3, 14, 21, 36, 44, 58, 61, 68, 90, 93)), "to Ann only"),
-        ("server", RowsDealt(rows=((10,), (37,), (43,), (55,))), "rows 0 to 3"),
+        ("server", HandDealt(cards=SESSION_HANDS[0]), "to Ann only"),
+        ("server", RowsDealt(rows=tuple((c,) for c in SESSION_ROWS)), "rows 0 to 3"),
         ("server", TurnStarted(round=1, turn=1, deadline=deadline, remaining=30.0), ""),
         ("server", SeatCommitted(seat=1), "the bot has committed; its card stays secret"),
         ("client", {"type": "commit", "id": 2, "round": 1, "turn": 1, "card": 3},
@@ -222,15 +226,19 @@ def session() -> list[tuple[str, Message, bytes, str]]:
         ("client", {"type": "choose_row", "round": 1, "turn": 1, "row": 1},
          "rows 1 (37) and 2 (43) cost 1 bullhead each, the fewest; Ann takes row 1"),
         ("server", RowTaken(seat=0, row=1, cards=(37,), bullheads=1), ""),
-        ("server", Placed(seat=0, card=3, row=1, end="right"), "3 starts row 1 anew"),
+        ("server", Placed(seat=0, card=3, row=1, end="right"),
+         "3 starts row 1 anew (a card that starts a row after a row choice is always "
+         "placed at the right end)"),
         ("server", Placed(seat=1, card=40, row=0, end="right"),
          "40 goes after 10, the closest lower last card"),
-        ("server", Ping(nonce=7), "the server checks that Ann is alive"),
+        ("server", Ping(nonce=7),
+         "a ping may come at any time after the welcome: answer it"),
         ("client", {"type": "pong", "nonce": 7}, ""),
         ("server", TurnStarted(round=1, turn=2, deadline=deadline + 40, remaining=30.0), ""),
+        ("server", SeatCommitted(seat=1), ""),
         ("client", {"type": "commit", "id": 3, "round": 1, "turn": 2, "card": 3},
          "a mistake: 3 was played"),
-        ("server", Error(code="illegal_card", message="card 3 is not in your hand",
+        ("server", Error(code="illegal_card", message="card 3 is not in seat 0's hand",
                          request="commit", field="card", re=3), "the request is refused"),
         ("client", {"type": "commit", "id": 4, "round": 1, "turn": 2, "card": 14}, ""),
         ("server", CommitAccepted(round=1, turn=2, card=14, re=4), ""),
@@ -240,12 +248,28 @@ def session() -> list[tuple[str, Message, bytes, str]]:
          "Bot-1 reached 66: state back to seated"),
         ("client", {"type": "goodbye", "reason": "quit"}, "state: closed; Ann closes the socket"),
     ]
+
+
+def session() -> list[tuple[str, Message | None, bytes, str]]:
+    """An example session: (sender, message as decoded, frame bytes, note); a left-out
+    stretch is ``("skip", None, b"", note)``.
+
+    Client frames are packed from plain maps, the way a minimal bot writes them
+    (optional fields left out); server frames come from ``Connection.send``.
+    Every frame is checked by a pair of Connections on the way.
+    """
+    import msgpack
+
+    from .connection import Connection
+
+    script = session_script()
     client, server = Connection(Role.CLIENT), Connection(Role.SERVER)
-    out: list[tuple[str, Message, bytes, str]] = []
+    out: list[tuple[str, Message | None, bytes, str]] = []
     for who, item, note in script:
         if who == "skip":  # pretend `item` server messages went by
             server._next_seq += item
             client._last_seq += item
+            out.append((who, None, b"", note))
             continue
         if who == "client":
             body = msgpack.packb(item)
@@ -270,6 +294,9 @@ def render_session() -> str:
     lines: list[str] = []
     shown: set[str] = set()
     for who, msg, data, note in session():
+        if msg is None:
+            lines += [f"*{note}*", ""]
+            continue
         arrow = "C → S" if who == "client" else "S → C"
         wire = msgpack_map(data)
         lines.append(f"{arrow} `{_json(wire)}`" + (f" — {note}" if note else ""))

@@ -72,21 +72,23 @@ from .structs import (
     TableOptions,
 )
 
-__all__ = ["EXAMPLES", "TABLE", "OPTIONS", "LIMITS", "SNAPSHOT", "TOKEN", "DEADLINE"]
+__all__ = ["EXAMPLES", "SERVER", "TABLE", "OPTIONS", "LIMITS", "SNAPSHOT", "TOKEN", "DEADLINE"]
 
-TOKEN: Final = "q3F8xk2LmZ0vYb7TnW4s"
+#: what the reference server sends (tests/test_protocol_settled.py checks these)
+SERVER: Final = "nimmt-server 0.1.0"
+TOKEN: Final = "q3F8xk2LmZ0vYb7TnW4sJd9Rk_Pa1Hc-"  # 32 characters, like the server's
 DEADLINE: Final = 1767225630.0  # 2026-01-01T00:00:30Z
 OPTIONS: Final = TableOptions(seats=4, point_limit=66, turn_time=30.0)
 LIMITS: Final = Limits(
     max_frame_size=65536,
     hello_timeout=5.0,
     ping_interval=15.0,
-    pong_timeout=10.0,
+    pong_timeout=30.0,
     reconnect_grace=120.0,
-    rate_limit=50,
+    rate_limit=20,
 )
 TABLE: Final = TableInfo(
-    table_id="t7",
+    table_id="kqzd7",
     name="Friday night",
     options=OPTIONS,
     seats=(
@@ -123,9 +125,9 @@ SNAPSHOT: Final = Snapshot(
 _LIST: Final[tuple[Message, ...]] = (
     # handshake and always
     Hello(protocol=PROTOCOL_VERSION, name="Alice", kind="human", software="nimmt-tui 0.1"),
-    Welcome(protocol=PROTOCOL_VERSION, server="nimmt 0.1.0", name="Alice", token=TOKEN,
+    Welcome(protocol=PROTOCOL_VERSION, server=SERVER, name="Alice", token=TOKEN,
             resumed=False, limits=LIMITS, seq=1),
-    Error(code="illegal_card", message="card 5 is not in your hand", request="commit",
+    Error(code="illegal_card", message="card 5 is not in seat 0's hand", request="commit",
           field="card", seq=9, re=12),
     Goodbye(reason="quit", message="see you"),
     Ping(nonce=77, seq=5),
@@ -136,18 +138,18 @@ _LIST: Final[tuple[Message, ...]] = (
     ListTables(id=1),
     TableList(tables=(TABLE,), seq=2, re=1),
     TableUpdated(table=TABLE, seq=4),
-    TableClosed(table_id="t3", seq=6),
+    TableClosed(table_id="kqzd3", seq=6),
     CreateTable(options=TableOptions(seats=3, professional=True, point_limit=None, rounds=3),
                 name="pros", id=2),
-    Join(table_id="t7", seat=2, id=3),
-    Watch(table_id="t7"),
+    Join(table_id="kqzd7", seat=2, id=3),
+    Watch(table_id="kqzd7"),
     Leave(),
     AddBot(strategy="heuristic", seat=1),
     RemoveBot(seat=1),
     Start(id=4),
     Seated(table=TABLE, seat=0, seq=3, re=3),
     Watching(table=TABLE, seq=3),
-    Left(table_id="t7", reason="left", seq=40),
+    Left(table_id="kqzd7", reason="left", seq=40),
     # game events
     RoundStarted(round=1, seq=10),
     DraftOpened(round=1, pool=tuple(range(1, 45)), first_picker=1, seq=11),

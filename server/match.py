@@ -125,6 +125,9 @@ class Match:
         # the decision awaited and its timer
         self._armed: tuple[Any, ...] | None = None
         self._deadline: float | None = None
+        # the deadline as announced on the wire (Unix time), fixed when it is armed:
+        # every message about this decision carries exactly this value
+        self._wire_at: float | None = None
         self._armed_at = 0.0
         self._warned = False
         self._shown = (0, 0)  # the round and turn the players have been told of
@@ -801,6 +804,7 @@ class Match:
         self._thinking.clear()  # what was asked for an earlier decision is answered late
         self._armed_at = self._now
         self._deadline = self._now + duration
+        self._wire_at = self._wall + duration
         self._warned = False
         if isinstance(pending, AwaitingDraftPick):
             deadline, remaining = self._wire_deadline()
@@ -812,10 +816,15 @@ class Match:
                 deadline=deadline, remaining=remaining))
 
     def _wire_deadline(self) -> tuple[float, float]:
-        """The armed deadline as (absolute Unix time, seconds left)."""
+        """The armed deadline as (absolute Unix time, seconds left). The Unix time is the
+        one announced when the decision was armed, so that a client can match a warning,
+        a snapshot or a request sent again with it (docs/PROTOCOL.md); a match read
+        back by ``from_data`` derives it from the clock at its first call."""
         assert self._deadline is not None
         remaining = max(0.0, self._deadline - self._now)
-        return self._wall + remaining, remaining
+        if self._wire_at is None:
+            self._wire_at = self._wall + remaining
+        return self._wire_at, remaining
 
     def _warn_at(self) -> float | None:
         """When the armed decision's ``deadline_warning`` is due (None: not, or sent).
