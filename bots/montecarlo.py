@@ -18,6 +18,10 @@ from typing import Generic, TypeVar
 
 __all__ = ["Estimate", "monte_carlo"]
 
+#: Sequential halving waits for this many worlds a phase: a halving on fewer
+#: throws good candidates away on luck.
+HALVING_WORLDS = 20
+
 C = TypeVar("C")
 W = TypeVar("W")
 
@@ -38,28 +42,45 @@ def monte_carlo(
     samples: int | None = None,
     deadline: float | None = None,
     prune: bool = False,
+    halve: bool = False,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Estimate[C]:
     """The candidate of lowest mean ``cost(candidate, world, seed)``.
 
     Stops after ``samples`` worlds, or at ``deadline`` (a ``clock()`` time):
-    a new world is begun only if the slowest one so far would still finish in
-    time, and a world the deadline cuts short is not counted. With neither,
-    one world. ``candidates`` must not be empty.
+    a new world is begun only if a world of the mean duration so far would
+    still finish in time, and a world the deadline cuts short is not counted
+    (the clock is read before each simulation). With neither, one world.
+    ``candidates`` must not be empty.
+
+    ``prune``: stop simulating a candidate clearly worse than the best (see
+    ``_survivors``). ``halve``: sequential halving, for a fixed budget: the
+    budget (time, or else ``samples``) is cut in as many phases as halvings
+    take the candidates down to two, and after each phase only the better
+    half goes on.
     """
     if not candidates:
         raise ValueError("no candidates to choose from")
     alive = list(range(len(candidates)))
     values: list[list[float]] = [[] for _ in candidates]
     done = 0
-    slowest = 0.0
+    spent = 0.0  # seconds spent on complete worlds
     limit = samples if samples is not None else (None if deadline is not None else 1)
+    phases = max(1, math.ceil(math.log2(len(candidates))))
+    phase = 1
+    opened = clock()
+
+    def phase_over() -> bool:
+        if deadline is not None:
+            return clock() >= opened + (deadline - opened) * phase / phases
+        return limit is not None and done >= limit * phase / phases
+
     while len(alive) > 1:
         if limit is not None and done >= limit:
             break
         start = clock()
-        if deadline is not None and start + slowest > deadline:
-            break
+        if deadline is not None and done and start + spent / done > deadline:
+            break  # a typical world would not finish in time
         world = sample_world(rng)
         seed = rng.getrandbits(32)
         for i in alive:
@@ -68,9 +89,13 @@ def monte_carlo(
             values[i].append(cost(candidates[i], world, seed))
         else:
             done += 1
-            slowest = max(slowest, clock() - start)
+            spent += clock() - start
             if prune and done >= 24 and done % 4 == 0:
                 alive = _survivors(alive, values)
+            if halve and phase < phases and done >= HALVING_WORLDS * phase and phase_over():
+                phase += 1
+                alive.sort(key=lambda i: sum(values[i]))
+                alive = sorted(alive[: max(2, (len(alive) + 1) // 2)])
             continue
         for i in alive:  # out of time in the middle of a world: forget it
             del values[i][done:]

@@ -48,9 +48,10 @@ def random_finisher(rng: random.Random, professional: bool) -> Finisher:
 
 
 def heuristic_finisher(
-    rng: random.Random, noise: float, mixes: Sequence[float], professional: bool
+    rng: random.Random, noise: float, mixes: Sequence[float], professional: bool, turns: int = 10
 ) -> Finisher:
-    """Every seat plays ``heuristic_chooser``'s cards to the round's end."""
+    """Every seat plays ``heuristic_chooser``'s cards to the round's end (or for
+    ``turns`` turns, base rules only)."""
     if professional:
         chooser = heuristic_chooser(rng, noise, mixes, True)
 
@@ -60,7 +61,7 @@ def heuristic_finisher(
         return finish
 
     def finish_base(rows: list[list[int]], hands: list[list[int]], penalties: list[int]) -> None:
-        heuristic_play_out(rows, hands, penalties, rng, noise, mixes)
+        heuristic_play_out(rows, hands, penalties, rng, noise, mixes, turns)
 
     return finish_base
 
@@ -322,12 +323,14 @@ def heuristic_play_out(
     rng: random.Random,
     noise: float,
     mixes: Sequence[float],
+    turns: int = 10,
 ) -> None:
     """``play_out`` with ``heuristic_chooser`` for every seat, base rules only,
     about twice as fast: rows are kept as (last card, length, bullheads) in
     the order of their last cards, as ``nimmt.engine.fast.random_round`` does,
-    and the choice and the resolution share them. ``hands`` ascending (emptied);
-    ``rows`` is left as it was. The tests check it against ``play_out``."""
+    and the choice and the resolution share them. ``hands`` ascending (emptied,
+    or played ``turns`` turns only); ``rows`` is left as it was. The tests
+    check it against ``play_out``."""
     rand = rng.random
     randrange = rng.randrange
     starts = sorted(range(4), key=lambda i: rows[i][-1])
@@ -336,7 +339,8 @@ def heuristic_play_out(
     lens = [len(rows[i]) for i in starts]
     heads = [sum(_B[c] for c in rows[i]) for i in starts]
     seats = range(len(hands))
-    while hands[0]:
+    while hands[0] and turns > 0:
+        turns -= 1
         low = min(heads)
         lowcost = low + 0.5
         l0 = lasts[0]

@@ -10,10 +10,9 @@ path. For each decision it repeatedly
    would (the heuristic's preference with noise), or at random as often as
    the opponents have been seen to play carelessly (``OpponentModel``);
 3. plays each candidate decision on that same deal and the same random seed,
-   and the rest of the round with that same noisy heuristic for every seat;
+   and the rest of the round with that same mix of play for every seat;
 
-and it stops simulating candidates that are clearly worse, so the time goes to
-the close calls. Row choices and Professional ties are searched the same way,
+and keeps the decision with the lowest mean cost. Row choices and Professional ties are searched the same way,
 with this turn's revealed cards still to be placed in view; Draft picks
 simulate the rest of the draft and the round. It stops on the clock, not on a
 sample count: it decides within ``ms`` milliseconds (default 100), and falls
@@ -63,6 +62,7 @@ class SearchStrategy:
         noise: float = 1.0,
         mix: float | None = None,
         samples: int | None = None,
+        depth: int = 10,
     ) -> None:
         if not isinstance(ms, int | float) or not 0 < ms <= 60_000:
             raise ValueError(f"ms must be a number of milliseconds, 0 < ms <= 60000, not {ms!r}")
@@ -72,7 +72,10 @@ class SearchStrategy:
             raise ValueError(f"mix must be a probability, 0 to 1, not {mix!r}")
         if samples is not None and (type(samples) is not int or samples < 1):
             raise ValueError(f"samples must be a whole number of at least 1, not {samples!r}")
+        if type(depth) is not int or not 1 <= depth <= 10:
+            raise ValueError(f"depth must be 1 to 10 turns, not {depth!r}")
         self.samples = samples
+        self.depth = depth
         self.ms = float(ms)
         self.noise = float(noise)
         self.mix = float(mix) if mix is not None else None
@@ -83,6 +86,7 @@ class SearchStrategy:
     def __repr__(self) -> str:
         extra = f", mix={self.mix!r}" if self.mix is not None else ""
         extra += f", samples={self.samples!r}" if self.samples is not None else ""
+        extra += f", depth={self.depth!r}" if self.depth != 10 else ""
         return f"SearchStrategy(ms={self.ms!r}, noise={self.noise!r}{extra})"
 
     def decide(self, view: View) -> Decision:
@@ -104,10 +108,12 @@ class SearchStrategy:
         return choice if choice is not None else self._fallback.decide(view)
 
     def _mixes(self, view: View) -> list[float]:
-        """Per seat, how often it is imagined to play a random card: never this
-        seat; the others as ``mix`` says, or as learnt from their play."""
+        """Per seat, how often it is imagined to play a random card: as ``mix``
+        says, or as learnt from the opponents' play. This seat's own later
+        turns are imagined alike (everyone at the table plays alike): measured,
+        that judged better than imagining itself always sensible."""
         mix = self.mix if self.mix is not None else self.opponents.careless
-        return [0.0 if s == view.seat else mix for s in range(view.players)]
+        return [mix] * view.players
 
     def _play(self, view: View, deadline: float) -> Decision | None:
         me = view.seat
@@ -130,12 +136,12 @@ class SearchStrategy:
 
         def cost(decision: Decision, world: tuple[list[list[int]], list[int] | None], seed: int) -> float:
             hands, first = world
-            finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro)
+            finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
             return score(situation.outcome(decision, hands, first, finish))
 
         candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
         estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,
-                               samples=self.samples, prune=True)
+                               samples=self.samples)
         return estimate.best if estimate.samples else None
 
     def _draft(self, view: View, deadline: float) -> Decision | None:
@@ -153,7 +159,7 @@ class SearchStrategy:
             return draft.outcome(card, r, heuristic_finisher(r, self.noise, mixes, pro), 0.3)[me]
 
         estimate = monte_carlo(cards, lambda rng: None, cost, self._rng, deadline=deadline,
-                               samples=self.samples, prune=True)
+                               samples=self.samples)
         return DraftPick(me, estimate.best) if estimate.samples else None
 
 
