@@ -300,3 +300,27 @@ def test_make_strategy_errors_say_what_was_wrong(spec: str, error: type, words: 
         make_strategy(spec)
     with pytest.raises(ValueError):  # all of them are ValueErrors
         make_strategy(spec)
+
+
+@pytest.mark.parametrize(("opponents", "low", "high"), [("random", 0.8, 1.0), ("heuristic", 0.0, 0.35)])
+def test_search_learns_how_carelessly_the_opponents_play(opponents: str, low: float, high: float) -> None:
+    """OpponentModel, fed seat 0's views over a game of two rounds, tells
+    random opponents from sensible ones on average over 6 games (one game
+    can mislead it: a sensible player forced to take a row looks careless)."""
+    from nimmt.bots.opponents import OpponentModel
+
+    learnt = []
+    for seed in range(6):
+        model = OpponentModel()
+        assert model.careless == 0.5
+        others = [make_strategy(opponents, seed=s) for s in range(4)]
+        game = Game(Options(players=4, rounds=2), seed=seed)
+        while not game.is_over:
+            for seat in sorted(game.pending.seats):
+                view = game.view(seat)
+                if seat == 0 and view.phase is Phase.COMMIT:
+                    model.observe(view, Unseen.of(view).pool)
+                strategy = HeuristicStrategy() if seat == 0 else others[seat]
+                game.apply(strategy.decide(view))
+        learnt.append(model.careless)
+    assert low <= sum(learnt) / len(learnt) <= high
