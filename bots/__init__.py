@@ -1,20 +1,41 @@
-"""nimmt.bots: strategies that decide from a player's view, and the network runner.
+"""nimmt.bots: strategies that decide from a player's view, the arena, and the network runner.
 
 This package's top level imports the engine only, so that the server can seat
-built-in bots without loading the client. The network bot lives in submodules,
-imported by name: ``nimmt.bots.runner`` (the ``nimmt-bot`` command) plays on a
-server; ``nimmt.bots.sdk.play`` plays your Python ``decide(view)``;
-``nimmt.bots.bridge`` lets a program in any language decide (``nimmt-bot
---exec``); ``nimmt.bots.tracker.SeatTracker`` turns what a seat receives into a
-``View``. docs/BOTS.md is the guide.
+built-in bots without loading the client. Strategies by name:
+``make_strategy("search:ms=20")`` (see ``STRATEGIES``). The arena
+(``nimmt.bots.arena``, the ``nimmt-arena`` command) plays them against each
+other. The network bot lives in submodules, imported by name:
+``nimmt.bots.runner`` (the ``nimmt-bot`` command) plays on a server;
+``nimmt.bots.sdk.play`` plays your Python ``decide(view)``; ``nimmt.bots.bridge``
+lets a program in any language decide (``nimmt-bot --exec``);
+``nimmt.bots.tracker.SeatTracker`` turns what a seat receives into a ``View``.
+docs/BOTS.md is the guide.
 """
 
-from .strategies import STRATEGIES, HeuristicStrategy, RandomStrategy, Strategy, make_strategy
+from .basic import HeuristicStrategy, RandomStrategy, Strategy
+from .mcs import MonteCarloStrategy
+from .search import SearchStrategy
+from .strategies import (
+    STRATEGIES,
+    BadParameter,
+    StrategyError,
+    UnknownParameter,
+    UnknownStrategy,
+    make_strategy,
+    parse_strategy,
+)
 
 __all__ = [
     "Strategy",
     "RandomStrategy",
     "HeuristicStrategy",
+    "MonteCarloStrategy",
+    "SearchStrategy",
     "STRATEGIES",
     "make_strategy",
+    "parse_strategy",
+    "StrategyError",
+    "UnknownStrategy",
+    "UnknownParameter",
+    "BadParameter",
 ]

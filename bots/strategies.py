@@ -1,103 +1,138 @@
-"""Strategies: a decision from a player's view, never from the full state.
+"""Strategies by name: ``make_strategy("search:ms=20")``.
 
->>> from nimmt.engine import Game, Options
->>> game = Game(Options(players=3), seed=2)
->>> decision = HeuristicStrategy().decide(game.view(1))
->>> decision in game.legal_decisions(1)
-True
+A strategy decides from a player's view, never from the full state. A name
+may carry parameters after a colon, ``name:key=value,key=value``:
+
+>>> make_strategy("search:ms=20", seed=1)
+SearchStrategy(ms=20.0, noise=1.0)
+>>> make_strategy("mcs:samples=50")
+MonteCarloStrategy(samples=50)
+>>> make_strategy("search:budget=5")
+Traceback (most recent call last):
+...
+nimmt.bots.strategies.UnknownParameter: search has no parameter 'budget': it takes ms, samples, noise, mix, depth, seed
+>>> make_strategy("search:ms=fast")
+Traceback (most recent call last):
+...
+nimmt.bots.strategies.BadParameter: search:ms must be a number, not 'fast'
 """
 
 from __future__ import annotations
 
-import random
-from typing import Protocol
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from nimmt.engine import (
-    BULLHEADS,
-    ROW_LIMIT,
-    ChooseRow,
-    ChooseTie,
-    Commit,
-    Decision,
-    DraftPick,
-    Phase,
-    View,
-    cheapest_row,
-    places_for,
-    row_bullheads,
-)
+from .basic import HeuristicStrategy, RandomStrategy, Strategy
+from .mcs import MonteCarloStrategy
+from .search import SearchStrategy
 
-__all__ = ["Strategy", "RandomStrategy", "HeuristicStrategy", "STRATEGIES", "make_strategy"]
-
-
-class Strategy(Protocol):
-    def decide(self, view: View) -> Decision:
-        """One of ``view.legal``; called only when ``view.legal`` is not empty."""
-        ...
+__all__ = [
+    "Strategy",
+    "StrategyError",
+    "UnknownStrategy",
+    "UnknownParameter",
+    "BadParameter",
+    "StrategyInfo",
+    "STRATEGIES",
+    "make_strategy",
+    "parse_strategy",
+]
 
 
-class RandomStrategy:
-    """Any legal decision, uniformly at random (seedable)."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
-
-    def decide(self, view: View) -> Decision:
-        if not view.legal:
-            raise ValueError("nothing to decide: view.legal is empty")
-        return self._rng.choice(view.legal)
+class StrategyError(ValueError):
+    """A strategy name or parameter that cannot be used (the message says why)."""
 
 
-class HeuristicStrategy:
-    """The simple built-in heuristic, also the server's autopilot.
-
-    Cards: the one least likely to take a row now (a sixth card or a card that
-    fits nowhere costs that row's bullheads; otherwise a fuller row and a larger
-    gap cost a little). Rows: the cheapest. Ties: a row that is not full. Draft:
-    the card with the fewest bullheads, middle cards first.
-    """
-
-    def decide(self, view: View) -> Decision:
-        seat = view.seat
-        if seat is None or not view.legal:
-            raise ValueError("nothing to decide: view.legal is empty")
-        phase = view.phase
-        if phase is Phase.COMMIT:
-            return Commit(seat, min(view.hand, key=lambda c: self._card_cost(view, c)))
-        if phase is Phase.ROW_CHOICE:
-            return ChooseRow(seat, cheapest_row(view.rows))
-        if phase is Phase.TIE_CHOICE:
-            choices = [d for d in view.legal if isinstance(d, ChooseTie)]
-            return min(choices, key=lambda d: (len(view.rows[d.place.row]) >= ROW_LIMIT,
-                                               row_bullheads(view.rows[d.place.row])))
-        if phase is Phase.DRAFT:
-            picks = [d for d in view.legal if isinstance(d, DraftPick)]
-            middle = (len(view.options.deck) + 1) / 2
-            return min(picks, key=lambda d: (BULLHEADS[d.card], abs(d.card - middle)))
-        return view.legal[0]
-
-    @staticmethod
-    def _card_cost(view: View, card: int) -> float:
-        places = places_for(view.rows, card, view.options.professional)
-        if not places:
-            return min(row_bullheads(r) for r in view.rows) + 0.5
-        row = view.rows[places[0].row]
-        if len(row) >= ROW_LIMIT:
-            return row_bullheads(row) + 0.5
-        gap = abs(card - (row[-1] if card > row[-1] else row[0]))
-        return (len(row) / ROW_LIMIT) ** 2 * row_bullheads(row) * 0.5 + gap / 200
+class UnknownStrategy(StrategyError):
+    pass
 
 
-STRATEGIES: dict[str, Callable[[int | None], Strategy]] = {
-    "heuristic": lambda seed: HeuristicStrategy(),
-    "random": lambda seed: RandomStrategy(seed),
+class UnknownParameter(StrategyError):
+    pass
+
+
+class BadParameter(StrategyError):
+    pass
+
+
+def _number(text: str) -> float:
+    return float(text)
+
+
+def _whole(text: str) -> int:
+    return int(text)
+
+
+_TYPE_NAMES = {_number: "a number", _whole: "a whole number"}
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyInfo:
+    """How to build one strategy: its class, its parameters and what it is."""
+
+    factory: Callable[..., Strategy]
+    parameters: dict[str, Callable[[str], Any]]
+    summary: str
+
+    def __call__(self, seed: int | None = None, **parameters: Any) -> Strategy:
+        return self.factory(seed=seed, **parameters)
+
+
+STRATEGIES: dict[str, StrategyInfo] = {
+    "random": StrategyInfo(RandomStrategy, {}, "any legal decision, at random"),
+    "heuristic": StrategyInfo(HeuristicStrategy, {}, "the card least likely to take a row now"),
+    "mcs": StrategyInfo(
+        MonteCarloStrategy, {"samples": _whole, "ms": _number},
+        "flat Monte Carlo: random rollouts, 300 deals (samples=N) or ms=N milliseconds",
+    ),
+    "search": StrategyInfo(
+        SearchStrategy,
+        {"ms": _number, "samples": _whole, "noise": _number, "mix": _number, "depth": _whole},
+        "Monte Carlo search against modelled opponents, ms=100 milliseconds a decision",
+    ),
 }
 
 
-def make_strategy(name: str, seed: int | None = None) -> Strategy:
-    """A strategy by its name (see ``STRATEGIES``)."""
+def parse_strategy(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"search:ms=20,seed=3"`` -> ``("search", {"ms": 20.0, "seed": 3})``."""
+    if not isinstance(spec, str):
+        raise UnknownStrategy(f"a strategy is named by a string, not {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    info = STRATEGIES.get(name)
+    if info is None:
+        raise UnknownStrategy(f"no strategy {name!r}: choose one of {', '.join(sorted(STRATEGIES))}")
+    accepted = {**info.parameters, "seed": _whole}
+    values: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if key not in accepted:
+            raise UnknownParameter(
+                f"{name} has no parameter {key!r}: it takes {', '.join(accepted)}"
+            )
+        if not eq:
+            raise BadParameter(f"{name}:{key} needs a value, as in {name}:{key}=VALUE")
+        kind = accepted[key]
+        try:
+            values[key] = kind(text.strip())
+        except ValueError:
+            raise BadParameter(
+                f"{name}:{key} must be {_TYPE_NAMES[kind]}, not {text.strip()!r}"
+            ) from None
+    return name, values
+
+
+def make_strategy(spec: str, seed: int | None = None) -> Strategy:
+    """A strategy by name, with optional parameters (``"search:ms=20"``).
+
+    ``seed`` seeds its randomness unless the spec sets ``seed=``. Raises a
+    ``StrategyError`` (a ``ValueError``) for an unknown name or parameter, or
+    a value out of range.
+    """
+    name, values = parse_strategy(spec)
+    values.setdefault("seed", seed)
     try:
-        return STRATEGIES[name](seed)
-    except KeyError:
-        raise ValueError(f"no strategy {name!r}: choose one of {sorted(STRATEGIES)}") from None
+        return STRATEGIES[name](**values)
+    except ValueError as e:
+        raise BadParameter(f"{name}: {e}") from None

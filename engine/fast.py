@@ -28,6 +28,8 @@ __all__ = [
     "cheapest_row_index",
     "first_tied",
     "resolve_turn",
+    "play_out",
+    "CardChooser",
     "random_round",
 ]
 
@@ -36,6 +38,9 @@ RowChooser = Callable[[list[list[int]], int, int], int]
 
 TieChooser = Callable[[list[list[int]], int, int, list[tuple[int, bool]]], tuple[int, bool]]
 """``choose(rows, card, seat, places) -> place``; a place is ``(row, at_left)``."""
+
+CardChooser = Callable[[list[list[int]], list[list[int]]], list[int]]
+"""``choose(rows, hands) -> cards``: the card each seat commits this turn (one per hand)."""
 
 _B = BULLHEADS
 
@@ -135,6 +140,33 @@ def _resolve_professional(
             row.insert(0, card)
         else:
             row.append(card)
+
+
+def play_out(
+    rows: list[list[int]],
+    hands: list[list[int]],
+    penalties: list[int],
+    choose_cards: CardChooser,
+    professional: bool = False,
+    choose_row: RowChooser = cheapest_row_index,
+    choose_tie: TieChooser = first_tied,
+) -> None:
+    """Play the turns left in ``hands`` (all the same size): each turn every
+    seat commits the card ``choose_cards`` names for it, then the turn is
+    resolved as ``resolve_turn`` does. Mutates ``rows``, ``hands`` and
+    ``penalties``; the round's end (scoring) is the caller's.
+
+    >>> rows, hands, penalties = [[12], [37], [43], [58]], [[3, 14], [44, 61]], [0, 0]
+    >>> play_out(rows, hands, penalties, lambda rows, hands: [h[0] for h in hands])
+    >>> rows, hands, penalties
+    ([[3, 14], [37], [43, 44], [58, 61]], [[], []], [1, 0])
+    """
+    while hands[0]:
+        cards = choose_cards(rows, hands)
+        for hand, card in zip(hands, cards):
+            hand.remove(card)
+        resolve_turn(rows, list(zip(cards, range(len(hands)))), penalties, professional,
+                     choose_row, choose_tie)
 
 
 def random_round(

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nimmt.engine import Commit, Game, Options, Phase
-from nimmt.engine.fast import random_round, resolve_turn
+from nimmt.engine.fast import play_out, random_round, resolve_turn
 
 
 def play_turn_with_game(options: Options, rows, hands, plays) -> tuple[list[list[int]], list[int]]:
@@ -67,3 +67,36 @@ def test_random_round_plays_like_resolve_turn(players: int, professional: bool, 
         resolve_turn(rows, plays, expected, professional)
     deck = tuple(range(1, 105))
     assert random_round(random.Random(seed), players, professional, deck) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 10), st.booleans(), st.integers(0, 2**32))
+def test_play_out_plays_a_round_like_game(players: int, professional: bool, seed: int) -> None:
+    """play_out with a fixed policy (each seat plays its lowest card, or its
+    highest on odd seats) gives Game's rows and penalties, every choice by
+    RULES.md's default."""
+    options = Options(players=players, professional=professional, rounds=1)
+    rng = random.Random(seed)
+    cards = rng.sample(range(1, 105), players * 10 + 4)
+    size = rng.randint(1, 10)
+    rows = [[c] for c in cards[-4:]]
+    hands = [sorted(cards[s * 10 : s * 10 + size]) for s in range(players)]
+
+    def pick(seat: int, hand) -> int:
+        return min(hand) if seat % 2 == 0 else max(hand)
+
+    game = Game.from_position(options, rows, hands)
+    while not game.is_over:
+        if game.phase is Phase.COMMIT:
+            for seat in range(players):
+                game.apply(Commit(seat, pick(seat, game.view(seat).hand)))
+        else:
+            seat = next(iter(game.pending.seats))
+            game.apply(game.autopilot(seat))
+    fast_rows = [list(r) for r in rows]
+    fast_hands = [list(h) for h in hands]
+    penalties = [0] * players
+    play_out(fast_rows, fast_hands, penalties,
+             lambda rows, hands: [pick(s, h) for s, h in enumerate(hands)], professional)
+    assert penalties == list(game.result.totals)
+    assert fast_hands == [[] for _ in range(players)]

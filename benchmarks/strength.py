@@ -1,0 +1,82 @@
+"""How strong the strategies are: arena runs with seats rotated over shared deals.
+
+    python benchmarks/strength.py                      # every case (long: ~40 min of CPU)
+    python benchmarks/strength.py --cases vs-random    # cases whose name contains this
+    python benchmarks/strength.py --rounds 100 --quick # a smoke run
+
+Each case is one ``nimmt-arena`` run (the command is printed with it, so a
+figure can be reproduced alone); a Markdown row per strategy is printed,
+ready for benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+
+from nimmt.bots.arena import ArenaConfig, run_arena
+from nimmt.engine import Options
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    seats: tuple[str, ...]
+    rounds: int  # rounds per seat, before --scale
+
+
+def cases(ms: int, equal_ms: int) -> list[Case]:
+    search, mcs = f"search:ms={ms}", "mcs"
+    out = []
+    for player in ("heuristic", mcs, search):
+        out.append(Case(f"4p {player} vs-random x3", (player, "random", "random", "random"), 400))
+    for player in ("random", mcs, search):
+        out.append(Case(f"4p {player} vs-heuristic x3", (player, "heuristic", "heuristic", "heuristic"), 400))
+    for player in ("heuristic", mcs, search):
+        out.append(Case(f"10p {player} vs-random x9", (player,) + ("random",) * 9, 200))
+    pair = (f"search:ms={equal_ms}", f"mcs:ms={equal_ms}")
+    out.append(Case(f"4p equal-time {equal_ms}ms +random x2", pair + ("random", "random"), 600))
+    out.append(Case(f"4p equal-time {equal_ms}ms +heuristic x2", pair + ("heuristic", "heuristic"), 600))
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cases", default="", help="run only cases whose name contains this text")
+    p.add_argument("--ms", type=int, default=100, help="search's budget in the main cases (default 100)")
+    p.add_argument("--equal-ms", type=int, default=20,
+                   help="budget of both search and mcs in the equal-time cases (default 20)")
+    p.add_argument("--rounds", type=int, default=None, help="rounds per seat for every case")
+    p.add_argument("--scale", type=float, default=1.0, help="multiply every case's rounds")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--quick", action="store_true", help="search and mcs at 5 ms: a smoke run")
+    args = p.parse_args()
+    ms, equal_ms = (5, 5) if args.quick else (args.ms, args.equal_ms)
+    print("| case | strategy | bullheads/round (95% CI) | vs first seat (95% CI) | win share "
+          "| ms/decision mean | worst |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for case in cases(ms, equal_ms):
+        if args.cases not in case.name:
+            continue
+        players = len(case.seats)
+        rounds = args.rounds if args.rounds is not None else max(players, int(case.rounds * args.scale))
+        config = ArenaConfig(case.seats, -(-rounds // players),
+                             Options(players, point_limit=None, rounds=1), args.seed)
+        report = run_arena(config, args.jobs)
+        seats = ",".join(case.seats)
+        print(f"<!-- nimmt-arena --players {players} --seats {seats} --rounds {rounds} "
+              f"--seed {args.seed}  ({report.seconds:.0f} s, {report.jobs} processes) -->")
+        for s in report.strategies:
+            diff = (f"{s.difference:+.2f} ± {s.difference_ci95:.2f}"
+                    if s.difference is not None and s.difference_ci95 is not None else "")
+            print(f"| {case.name} | {s.strategy} x{s.seats} | {s.bullheads_per_round:.2f} ± {s.ci95:.2f} "
+                  f"| {diff} | {s.win_share:.1%} | {s.mean_ms:.2f} | {s.worst_ms:.1f} |")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,347 @@
+"""``nimmt-arena``: strategies against each other, in process, on every core.
+
+    nimmt-arena --players 4 --seats search,heuristic,random,random --rounds 400
+    nimmt-arena --players 4 --seats search:ms=20,mcs:ms=20,random,random --games 40 --draft
+
+Deals are shared: each deal is played once in every rotation of the seats, so
+every strategy plays every hand from every seat, which cuts the variance of
+comparisons. Everything random is derived from ``--seed`` and the deal's
+number, so the figures (not the times) are the same whatever ``--jobs``.
+
+Reported per strategy: mean bullheads per round with a 95% confidence
+interval (deals are the independent units: the interval is over per-deal
+means), the share of games won (a shared first place is split), and the mean
+and worst wall time per decision. For every other strategy, the difference to
+the first seat's strategy, paired by deal, with its 95% interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+
+from nimmt.engine import GameOver, Game, InvalidOptions, Options, RoundScored
+
+from .strategies import StrategyError, make_strategy, parse_strategy
+
+__all__ = ["ArenaConfig", "PlayedGame", "Report", "StrategyReport", "run_arena", "main"]
+
+Z95 = 1.959964
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaConfig:
+    """What to play: ``deals`` deals, each in every rotation of ``seats``."""
+
+    seats: tuple[str, ...]  # strategy spec per seat, as given
+    deals: int
+    options: Options
+    seed: int = 1
+
+    def units(self) -> list[tuple[int, int]]:
+        """(deal, rotation) pairs, in the order results are combined."""
+        n = len(self.seats)
+        return [(deal, rotation) for deal in range(self.deals) for rotation in range(n)]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """One played game: seat ``i`` was played by ``specs[i]``."""
+
+    deal: int
+    rotation: int
+    specs: tuple[str, ...]
+    rounds: tuple[tuple[int, ...], ...]  # bullheads per seat, each round
+    winners: tuple[int, ...]
+    decisions: tuple[int, ...]  # per seat
+    think: tuple[float, ...]  # per seat, seconds in total
+    worst: tuple[float, ...]  # per seat, the slowest decision in seconds
+
+
+def play_game(config: ArenaConfig, deal: int, rotation: int) -> PlayedGame:
+    """Play deal ``deal`` with the seats rotated ``rotation`` places."""
+    n = len(config.seats)
+    specs = tuple(config.seats[(seat + rotation) % n] for seat in range(n))
+    deck_rng = random.Random(f"nimmt-arena:{config.seed}:deal:{deal}")
+    strategies = [
+        make_strategy(spec, seed=random.Random(f"nimmt-arena:{config.seed}:{deal}:{rotation}:{seat}")
+                      .getrandbits(32))
+        for seat, spec in enumerate(specs)
+    ]
+    game = Game(config.options, rng=deck_rng)
+    rounds: list[tuple[int, ...]] = []
+    winners: tuple[int, ...] = ()
+    decisions = [0] * n
+    think = [0.0] * n
+    worst = [0.0] * n
+    clock = time.perf_counter
+    while not game.is_over:
+        pending = game.pending
+        assert pending is not None
+        for seat in sorted(pending.seats):
+            view = game.view(seat)
+            start = clock()
+            decision = strategies[seat].decide(view)
+            spent = clock() - start
+            decisions[seat] += 1
+            think[seat] += spent
+            if spent > worst[seat]:
+                worst[seat] = spent
+            for event in game.apply(decision):
+                if isinstance(event, RoundScored):
+                    rounds.append(tuple(event.penalties))
+                elif isinstance(event, GameOver):
+                    winners = tuple(event.result.winners)
+    return PlayedGame(deal, rotation, specs, tuple(rounds), winners, tuple(decisions),
+                      tuple(think), tuple(worst))
+
+
+@dataclass(slots=True)
+class StrategyReport:
+    strategy: str
+    seats: int  # seats it had at every table
+    rounds: int  # rounds played, summed over its seats
+    bullheads_per_round: float
+    ci95: float  # half-width of the 95% interval of the mean
+    win_share: float
+    decisions: int
+    mean_ms: float
+    worst_ms: float
+    difference: float | None = None  # bullheads per round minus the first strategy's
+    difference_ci95: float | None = None
+
+
+@dataclass(slots=True)
+class Report:
+    players: int
+    deals: int
+    games: int
+    rounds: int  # rounds per seat (every seat plays every round of every game)
+    seed: int
+    options: dict[str, object]
+    jobs: int
+    seconds: float
+    strategies: list[StrategyReport] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+    def to_text(self) -> str:
+        o = self.options
+        variants = [name for name in ("tactic_deck", "draft", "professional") if o[name]] or ["base"]
+        lines = [
+            f"{self.players} players, {self.games} games ({self.deals} deals x {self.players} "
+            f"seatings), {self.rounds} rounds a seat, rules: {', '.join(variants)}, "
+            f"seed {self.seed}, {self.jobs} processes, {self.seconds:.1f} s",
+            f"{'strategy':<24}{'seats':>6}{'bullheads/round':>20}{'win share':>11}"
+            f"{'ms/decision':>13}{'worst ms':>10}   vs first (95% CI)",
+        ]
+        for s in self.strategies:
+            diff = (f"{s.difference:+.2f} ± {s.difference_ci95:.2f}"
+                    if s.difference is not None and s.difference_ci95 is not None else "")
+            lines.append(
+                f"{s.strategy:<24}{s.seats:>6}{s.bullheads_per_round:>12.2f} ± {s.ci95:<5.2f}"
+                f"{s.win_share:>11.1%}{s.mean_ms:>13.2f}{s.worst_ms:>10.1f}   {diff}"
+            )
+        return "\n".join(lines)
+
+
+def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, seconds: float) -> Report:
+    """Combine game results (in any order: they are sorted by deal and rotation first)."""
+    results = sorted(results, key=lambda r: (r.deal, r.rotation))
+    n = len(config.seats)
+    order = list(dict.fromkeys(config.seats))
+    per_deal: dict[str, dict[int, list[float]]] = {s: {} for s in order}
+    wins = dict.fromkeys(order, 0.0)
+    decisions = dict.fromkeys(order, 0)
+    think = dict.fromkeys(order, 0.0)
+    worst = dict.fromkeys(order, 0.0)
+    for r in results:
+        for seat, spec in enumerate(r.specs):
+            heads = per_deal[spec].setdefault(r.deal, [])
+            heads.extend(scores[seat] for scores in r.rounds)
+            decisions[spec] += r.decisions[seat]
+            think[spec] += r.think[seat]
+            worst[spec] = max(worst[spec], r.worst[seat])
+        for seat in r.winners:
+            wins[r.specs[seat]] += 1 / len(r.winners)
+    deal_means = {s: {d: sum(v) / len(v) for d, v in per_deal[s].items()} for s in order}
+    report = Report(
+        players=n, deals=config.deals, games=len(results),
+        rounds=sum(len(r.rounds) for r in results), seed=config.seed,
+        options={"tactic_deck": config.options.tactic_deck, "draft": config.options.draft,
+                 "professional": config.options.professional,
+                 "point_limit": config.options.point_limit, "rounds": config.options.rounds},
+        jobs=jobs, seconds=seconds,
+    )
+    first = order[0]
+    for spec in order:
+        values = [h for v in per_deal[spec].values() for h in v]
+        mean, ci = _mean_ci(list(deal_means[spec].values()))
+        entry = StrategyReport(
+            strategy=spec, seats=config.seats.count(spec), rounds=len(values),
+            bullheads_per_round=sum(values) / len(values) if values else math.nan, ci95=ci,
+            win_share=wins[spec] / len(results) if results else 0.0, decisions=decisions[spec],
+            mean_ms=1000 * think[spec] / decisions[spec] if decisions[spec] else 0.0,
+            worst_ms=1000 * worst[spec],
+        )
+        if spec != first:
+            diffs = [deal_means[spec][d] - deal_means[first][d] for d in deal_means[spec]]
+            entry.difference, entry.difference_ci95 = _mean_ci(diffs)
+        report.strategies.append(entry)
+    return report
+
+
+def _mean_ci(values: list[float]) -> tuple[float, float]:
+    if not values:
+        return math.nan, math.nan
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, math.inf
+    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return mean, Z95 * math.sqrt(var / len(values))
+
+
+def _play_unit(job: tuple[ArenaConfig, int, int]) -> PlayedGame:
+    config, deal, rotation = job
+    return play_game(config, deal, rotation)
+
+
+def play_all(config: ArenaConfig, jobs: int = 1) -> Iterator[PlayedGame]:
+    """Every game of ``config``, in ``jobs`` processes (1: in this one), as they finish."""
+    units = [(config, deal, rotation) for deal, rotation in config.units()]
+    if jobs <= 1:
+        yield from map(_play_unit, units)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
+    with context.Pool(jobs) as pool:
+        yield from pool.imap_unordered(_play_unit, units, chunksize=1)
+
+
+def run_arena(
+    config: ArenaConfig, jobs: int = 1, progress: Callable[[Iterable[PlayedGame], int], Iterable[PlayedGame]] | None = None
+) -> Report:
+    """Play everything and summarize; ``progress(iterable, total)`` may wrap the results."""
+    start = time.perf_counter()
+    results: Iterable[PlayedGame] = play_all(config, jobs)
+    if progress is not None:
+        results = progress(results, len(config.units()))
+    collected = list(results)
+    return summarize(config, collected, jobs, time.perf_counter() - start)
+
+
+# ---------------------------------------------------------------------------- command line
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nimmt-arena",
+        description="Play strategies against each other and measure them. Each deal is played "
+        "in every rotation of the seats. Strategies: random, heuristic, mcs, search; parameters "
+        "after a colon, as in search:ms=20 or mcs:samples=300.",
+    )
+    p.add_argument("--players", type=int, default=4, help="seats at the table, 2-10 (default 4)")
+    p.add_argument("--seats", default=None, metavar="S1,S2,...",
+                   help="one strategy per seat (default: search, then random at every other seat)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--rounds", type=int, metavar="N",
+                      help="play N single rounds per seat, rounded up to whole rotations (default 400)")
+    what.add_argument("--games", type=int, metavar="N",
+                      help="play N whole games to the point limit, rounded up to whole rotations")
+    p.add_argument("--point-limit", type=int, default=66, metavar="N",
+                   help="with --games: a game ends after the round a total reaches N (default 66)")
+    p.add_argument("--tactic-deck", action="store_true", help="Tactic deck: cards 1 to 10 x players + 4")
+    p.add_argument("--draft", action="store_true", help="Draft: players pick their hands")
+    p.add_argument("--professional", action="store_true",
+                   help="Professional rows: cards may go before a row's first card")
+    p.add_argument("--seed", type=int, default=1, help="everything random derives from it (default 1)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="processes to play in (default: one per core)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def config_from_args(args: argparse.Namespace) -> ArenaConfig:
+    """The arena to play; raises ``ValueError`` with a message for the user."""
+    players = args.players
+    seats_text = args.seats or ",".join(["search"] + ["random"] * (players - 1))
+    seats = tuple(_split_seats(seats_text))
+    if len(seats) != players:
+        raise ValueError(f"--seats names {len(seats)} strategies for {players} players: "
+                         f"give exactly one per seat (or change --players)")
+    for spec in seats:
+        parse_strategy(spec)
+        make_strategy(spec)  # values out of range fail now, not in a worker
+    try:
+        if args.games is not None:
+            if args.games < 1:
+                raise ValueError("--games must be at least 1")
+            options = Options(players, args.tactic_deck, args.draft, args.professional,
+                              point_limit=args.point_limit, rounds=None)
+            count = args.games
+        else:
+            count = args.rounds if args.rounds is not None else 400
+            if count < 1:
+                raise ValueError("--rounds must be at least 1")
+            options = Options(players, args.tactic_deck, args.draft, args.professional,
+                              point_limit=None, rounds=1)
+    except InvalidOptions as e:
+        raise ValueError(str(e)) from None
+    deals = -(-count // players)
+    return ArenaConfig(seats, deals, options, args.seed)
+
+
+def _split_seats(text: str) -> list[str]:
+    """Split "search:ms=20,noise=1,random" into seats: a part with "=" and no
+    ":" continues the strategy before it."""
+    seats: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if "=" in part and ":" not in part and seats:
+            seats[-1] += "," + part
+        elif part:
+            seats.append(part)
+    return seats
+
+
+def _progress_bar(title: str) -> Callable[[Iterable[PlayedGame], int], Iterable[PlayedGame]]:
+    def wrap(results: Iterable[PlayedGame], total: int) -> Iterator[PlayedGame]:
+        from prompt_toolkit.shortcuts import ProgressBar
+
+        with ProgressBar(title=title) as bar:
+            yield from bar(results, total=total, label="games")
+
+    return wrap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        config = config_from_args(args)
+    except (ValueError, StrategyError) as e:
+        parser.error(str(e))
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    show = not args.quiet and sys.stderr.isatty() and sys.stdout.isatty()
+    progress = _progress_bar(f"nimmt-arena: {', '.join(config.seats)}") if show else None
+    try:
+        report = run_arena(config, args.jobs, progress)
+    except KeyboardInterrupt:
+        print("nimmt-arena: interrupted", file=sys.stderr)
+        return 130
+    print(report.to_json() if args.json else report.to_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

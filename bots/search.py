@@ -1,0 +1,185 @@
+"""``search``: the strongest built-in player, thinking for a fixed time per decision.
+
+Determinized Monte Carlo with a model of the opponents, on the engine's fast
+path. For each decision it repeatedly
+
+1. deals the cards it cannot see to the opponents, consistently with the view
+   (``Unseen``: its own hand, every card seen this round, and in a Draft round
+   the opponents' exact hands, which their public picks reveal);
+2. lets every opponent commit this turn's card the way a sensible player
+   would (the heuristic's preference with noise), or at random as often as
+   the opponents have been seen to play carelessly (``OpponentModel``);
+3. plays each candidate decision on that same deal and the same random seed,
+   and the rest of the round with that same mix of play for every seat;
+
+and keeps the decision with the lowest mean cost. Row choices and Professional ties are searched the same way,
+with this turn's revealed cards still to be placed in view; Draft picks
+simulate the rest of the draft and the round. It stops on the clock, not on a
+sample count: it decides within ``ms`` milliseconds (default 100), and falls
+back on the heuristic if not even one deal could be played in that time.
+``samples=N`` also stops it after N deals, which makes it reproducible from
+its seed whatever the machine's speed (the tests use this).
+
+In a game of several rounds, near its end (the last round, or a total close to
+the point limit) the cost of a result also counts finishing behind the leader.
+
+>>> from nimmt.engine import Game, Options
+>>> game = Game(Options(players=4), seed=3)
+>>> SearchStrategy(seed=1, ms=20).decide(game.view(0)) in game.legal_decisions(0)
+True
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from nimmt.engine import Commit, Decision, DraftPick, Phase, View
+
+from .basic import HeuristicStrategy
+from .montecarlo import monte_carlo
+from .opponents import OpponentModel
+from .rollout import DraftSituation, Situation, draft_key, heuristic_chooser, heuristic_finisher
+from .sampling import InconsistentView, Unseen
+
+__all__ = ["SearchStrategy"]
+
+#: Near a game's end, finishing behind the leader costs this many bullheads.
+BEHIND_COST = 8.0
+#: A total this close to the point limit makes the round possibly the last.
+NEAR_LIMIT = 20
+#: Draft: picks searched (the heuristic's favourites, and the lowest and highest card).
+DRAFT_CANDIDATES = 6
+
+
+class SearchStrategy:
+    """Monte Carlo search against modelled opponents, within ``ms`` per decision."""
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        ms: float = 100.0,
+        noise: float = 1.0,
+        mix: float | None = None,
+        samples: int | None = None,
+        depth: int = 10,
+    ) -> None:
+        if not isinstance(ms, int | float) or not 0 < ms <= 60_000:
+            raise ValueError(f"ms must be a number of milliseconds, 0 < ms <= 60000, not {ms!r}")
+        if not isinstance(noise, int | float) or not 0 <= noise <= 100:
+            raise ValueError(f"noise must be 0 to 100 bullheads, not {noise!r}")
+        if mix is not None and (not isinstance(mix, int | float) or not 0 <= mix <= 1):
+            raise ValueError(f"mix must be a probability, 0 to 1, not {mix!r}")
+        if samples is not None and (type(samples) is not int or samples < 1):
+            raise ValueError(f"samples must be a whole number of at least 1, not {samples!r}")
+        if type(depth) is not int or not 1 <= depth <= 10:
+            raise ValueError(f"depth must be 1 to 10 turns, not {depth!r}")
+        self.samples = samples
+        self.depth = depth
+        self.ms = float(ms)
+        self.noise = float(noise)
+        self.mix = float(mix) if mix is not None else None
+        self.opponents = OpponentModel()
+        self._rng = random.Random(seed)
+        self._fallback = HeuristicStrategy()
+
+    def __repr__(self) -> str:
+        extra = f", mix={self.mix!r}" if self.mix is not None else ""
+        extra += f", samples={self.samples!r}" if self.samples is not None else ""
+        extra += f", depth={self.depth!r}" if self.depth != 10 else ""
+        return f"SearchStrategy(ms={self.ms!r}, noise={self.noise!r}{extra})"
+
+    def decide(self, view: View) -> Decision:
+        start = time.perf_counter()
+        legal = view.legal
+        if view.seat is None or not legal:
+            raise ValueError("nothing to decide: view.legal is empty")
+        if len(legal) == 1:
+            return legal[0]
+        # keep a margin for the caller's own overhead and this machine's noise
+        deadline = start + self.ms / 1000 * 0.85
+        try:
+            if view.phase is Phase.DRAFT:
+                choice = self._draft(view, deadline)
+            else:
+                choice = self._play(view, deadline)
+        except InconsistentView:
+            choice = None
+        return choice if choice is not None else self._fallback.decide(view)
+
+    def _mixes(self, view: View) -> list[float]:
+        """Per seat, how often it is imagined to play a random card: as ``mix``
+        says, or as learnt from the opponents' play. This seat's own later
+        turns are imagined alike (everyone at the table plays alike): measured,
+        that judged better than imagining itself always sensible."""
+        mix = self.mix if self.mix is not None else self.opponents.careless
+        return [mix] * view.players
+
+    def _play(self, view: View, deadline: float) -> Decision | None:
+        me = view.seat
+        assert me is not None
+        situation = Situation.of(view)
+        unseen = Unseen.of(view)
+        known = [c for s, h in enumerate(unseen.hands) if s != me and h is not None for c in h]
+        self.opponents.observe(view, tuple(known) if known else unseen.pool)
+        commit = view.phase is Phase.COMMIT
+        pro = view.options.professional
+        score = _cost_function(view)
+        mixes = self._mixes(view)
+        opponents = heuristic_chooser(self._rng, self.noise, mixes, pro)
+
+        def sample_world(rng: random.Random) -> tuple[list[list[int]], list[int] | None]:
+            hands = unseen.deal(rng)
+            return hands, (opponents(situation_rows, hands) if commit else None)
+
+        situation_rows = [list(r) for r in view.rows]
+
+        def cost(decision: Decision, world: tuple[list[list[int]], list[int] | None], seed: int) -> float:
+            hands, first = world
+            finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
+            return score(situation.outcome(decision, hands, first, finish))
+
+        candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
+        estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,
+                               samples=self.samples)
+        return estimate.best if estimate.samples else None
+
+    def _draft(self, view: View, deadline: float) -> Decision | None:
+        me = view.seat
+        assert me is not None
+        draft = DraftSituation.of(view)
+        pool = sorted(d.card for d in view.legal if isinstance(d, DraftPick))
+        favourites = sorted(pool, key=draft_key(len(view.options.deck)))[:DRAFT_CANDIDATES]
+        cards = list(dict.fromkeys(favourites + [pool[0], pool[-1]]))
+        pro = view.options.professional
+        mixes = self._mixes(view)
+
+        def cost(card: int, world: None, seed: int) -> float:
+            r = random.Random(seed)
+            return draft.outcome(card, r, heuristic_finisher(r, self.noise, mixes, pro), 0.3)[me]
+
+        estimate = monte_carlo(cards, lambda rng: None, cost, self._rng, deadline=deadline,
+                               samples=self.samples)
+        return DraftPick(me, estimate.best) if estimate.samples else None
+
+
+def _cost_function(view: View):  # noqa: ANN202 - Callable[[list[int]], float]
+    """What a simulated result costs this seat: its bullheads from now on, and,
+    near the end of a game of several rounds, finishing behind the leader."""
+    me = view.seat
+    assert me is not None
+    options = view.options
+    so_far = [t + p for t, p in zip(view.totals, view.penalties)]
+    several_rounds = view.round > 1 or any(view.totals)
+    last = (options.rounds is not None and view.round >= options.rounds) or (
+        options.point_limit is not None and max(so_far) + NEAR_LIMIT >= options.point_limit
+    )
+    if not (several_rounds and last):
+        return lambda penalties: penalties[me]
+
+    def cost(penalties: list[int]) -> float:
+        mine = so_far[me] + penalties[me]
+        others = min(so_far[s] + penalties[s] for s in range(len(penalties)) if s != me)
+        return penalties[me] + (BEHIND_COST if mine > others else 0.0)
+
+    return cost
