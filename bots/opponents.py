@@ -26,7 +26,7 @@ from nimmt.engine import BULLHEADS, Phase, View
 __all__ = ["OpponentModel"]
 
 #: The model never becomes surer than this (people change their play).
-MOST, LEAST = 0.99, 0.01
+MOST, LEAST = 0.95, 0.05
 _LIMIT = math.log(MOST / (1 - MOST))
 
 
@@ -50,7 +50,7 @@ class OpponentModel:
 
     @property
     def careless(self) -> float:
-        """The estimated share of random plays, between 0.01 and 0.99."""
+        """The estimated share of random plays, between 0.05 and 0.95."""
         return 1 / (1 + math.exp(-self._log_odds))
 
     def observe(self, view: View, pool: tuple[int, ...] | None = None) -> None:
