@@ -3,8 +3,11 @@
 The game flow itself (seats, the private ``Game``, deadlines, pacing) is the
 sans-IO ``match.Match``; this task only moves things in and out of it:
 
-* requests come through a bounded inbox (``Table.request``); a connection's
-  comings and goings through a short queue that is never refused;
+* requests come through a bounded inbox (``Table.request``): at most
+  ``INBOX_SIZE`` in all and ``QUEUE_PER_CONNECTION`` from one connection (more:
+  refused with ``rate_limited`` and counted against that connection's rate, so a
+  flood from one client costs the others nothing); a connection's comings and
+  goings through a short queue that is never refused;
 * the task waits for the next input or for ``match.next_wake()`` with
   ``trio.move_on_at``: no polling, and never a sleep in the middle of a request;
 * each call's ``Effects`` are carried out in order: facts, then messages into
@@ -29,15 +32,17 @@ from .config import TableSettings
 from .match import Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from .room import SeatState
-from .session import Session
+from .session import Link, Session
 
-__all__ = ["Table", "LobbyHooks", "INBOX_SIZE"]
+__all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
 
 #: requests waiting for one table; more: refused (the sender is flooding it)
 INBOX_SIZE = 1024
+#: requests of one connection waiting for its table; more: refused with rate_limited
+QUEUE_PER_CONNECTION = 16
 
 
 class LobbyHooks(Protocol):
@@ -58,16 +63,20 @@ class Table:
 
     def __init__(self, lobby: LobbyHooks, table_id: str, name: str, settings: TableSettings,
                  *, persistent: bool = False, autostart: bool = False,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, max_spectators: int = 100,
+                 spectator_grace: float = 120.0) -> None:
         self.lobby = lobby
         self.id = table_id
         self.match = Match(table_id, name, settings, now=trio.current_time(),
                            persistent=persistent, autostart=autostart, seed=seed,
-                           dealer=lobby.dealer)
+                           dealer=lobby.dealer, max_spectators=max_spectators,
+                           spectator_grace=spectator_grace)
         self._sessions: dict[int, Session] = {}  # sid -> session, for the members
+        # (the session, the connection that sent it, the request); None: a wake-up
         self._inbox_send, self._inbox = trio.open_memory_channel[
-            tuple[Session, Input] | None](INBOX_SIZE)
-        self._notices: deque[tuple[Session, Input]] = deque()
+            tuple[Session, Link | None, Input] | None](INBOX_SIZE)
+        self._queued: dict[Link | None, int] = {}  # requests in the inbox, per connection
+        self._notices: deque[tuple[Session, Link | None, Input]] = deque()
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
         self._bots: dict[tuple[int, str, int | None], Strategy] = {}
         self._thinks: deque[Think] = deque()
@@ -104,14 +113,25 @@ class Table:
             session.send(P.Error(code=E.NO_SUCH_TABLE, message="the table is closed",
                                  request=msg.TYPE, re=msg.id))
             return
+        client = session.client  # the connection that asks
+        queued = self._queued.get(client, 0)
+        if queued >= QUEUE_PER_CONNECTION:
+            session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
+                                 message=f"{QUEUE_PER_CONNECTION} of your requests wait "
+                                 "for this table already: send fewer"))
+            if client is not None:
+                client.charge()
+            return
         try:
-            self._inbox_send.send_nowait((session, Request(_who(session), msg)))
+            self._inbox_send.send_nowait((session, client, Request(_who(session), msg)))
         except trio.WouldBlock:
             session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
                                  message="the table has too many requests waiting: "
                                  "send fewer"))
         except trio.ClosedResourceError:  # pragma: no cover - closed meanwhile
             pass
+        else:
+            self._queued[client] = queued + 1
 
     def resumed(self, session: Session) -> None:
         """``session`` (a member) has a new connection."""
@@ -125,7 +145,7 @@ class Table:
     def _notice(self, session: Session, item: Input) -> None:
         if self.closed:
             return
-        self._notices.append((session, item))
+        self._notices.append((session, None, item))
         try:
             self._inbox_send.send_nowait(None)  # wake the task
         except (trio.WouldBlock, trio.ClosedResourceError):
@@ -144,6 +164,8 @@ class Table:
                 with trio.move_on_at(wake):
                     item = await self._inbox.receive()
                 session = item[0] if item is not None else None
+                if item is not None:
+                    self._dequeued(item[1])
                 try:
                     while self._notices and not match.closed:
                         self._feed(*self._notices.popleft())
@@ -157,8 +179,8 @@ class Table:
                 except Exception:
                     # A bug must not take the server (or any other table) down.
                     log.exception("table=%s internal error", self.id)
-                    if item is not None and isinstance(item[1], Request):
-                        msg = item[1].msg
+                    if item is not None and isinstance(item[2], Request):
+                        msg = item[2].msg
                         assert session is not None
                         session.send(P.Error(code=E.INTERNAL_ERROR, request=msg.TYPE,
                                              re=msg.id, message="a bug in the server: "
@@ -171,7 +193,14 @@ class Table:
                 self._carry_out(match.close(why, trio.current_time(), time.time(),
                                             notify=False))
 
-    def _feed(self, session: Session, item: Input) -> None:
+    def _dequeued(self, client: Link | None) -> None:
+        left = self._queued.get(client, 0) - 1
+        if left > 0:
+            self._queued[client] = left
+        else:
+            self._queued.pop(client, None)
+
+    def _feed(self, session: Session, origin: Link | None, item: Input) -> None:
         if isinstance(item, Request):
             # the session may have moved since it asked
             elsewhere = session.table is not None and session.table is not self
@@ -179,7 +208,8 @@ class Table:
             if who.elsewhere != elsewhere:
                 item = Request(Who(who.id, who.name, who.kind, elsewhere), item.msg)
             self._sessions.setdefault(session.sid, session)
-        self._carry_out(self.match.handle(item, trio.current_time(), time.time()))
+        self._carry_out(self.match.handle(item, trio.current_time(), time.time()),
+                        (session.sid, origin) if origin is not None else None)
         if session.sid not in self.match.members and not self.match.has_deferred(session.sid):
             self._sessions.pop(session.sid, None)
 
@@ -203,8 +233,11 @@ class Table:
             bot = self._bots[key] = make_strategy(think.strategy, think.seed)
         return bot
 
-    def _carry_out(self, effects: Effects) -> None:
-        """Do what the match said, in order."""
+    def _carry_out(self, effects: Effects,
+                   origin: tuple[int, Link] | None = None) -> None:
+        """Do what the match said, in order. ``origin``: the session and connection
+        whose request this is: what it wasted is charged to that connection (not to
+        a newer one of the same session)."""
         # effects.facts: issue 9 writes them to disk here, before anything is sent
         sessions = self._sessions
         for sid, seat in effects.joined:
@@ -216,9 +249,13 @@ class Table:
             if session is not None:
                 session.send(msg)
         for sid in effects.charges:
+            # a wasted decision counts against the rate of the connection that sent it
+            if origin is not None and origin[0] == sid:
+                origin[1].charge()
+                continue
             session = sessions.get(sid)
             if session is not None and session.client is not None:
-                session.client.charge()  # a wasted decision counts against the rate
+                session.client.charge()
         for sid in effects.released:
             session = sessions.pop(sid, None)
             if session is not None and session.table is self:
