@@ -578,7 +578,7 @@ class Match:
             self._refuse(item.who, item.msg, E.RATE_LIMITED,
                          f"{self.max_deferred} of your requests wait for this table "
                          "already: send fewer")
-            self._out.charges.append(item.who.id)
+            self._out.charges.append((item.who.id, item.who.conn))
             return
         self._deferred.append(item)
 
@@ -684,18 +684,18 @@ class Match:
         index = self.room.seat_of(who.id)
         if index is None or game is None or self.status != "playing":
             self._refuse(who, msg, E.NOT_ALLOWED, "you are not playing at this table")
-            self._out.charges.append(who.id)  # a wasted decision counts against the rate
+            self._out.charges.append((who.id, who.conn))  # a wasted decision counts against the rate
             return
         try:
             decision = self._decision_from(index, msg, game)
             events = self._apply(index, decision)
         except IllegalDecision as e:
             self._refuse(who, msg, e.code, str(e), translate.error_field(e, msg))
-            self._out.charges.append(who.id)  # a refused decision counts against the rate
+            self._out.charges.append((who.id, who.conn))  # a refused decision counts against the rate
             return
         if isinstance(decision, Commit) and not any(isinstance(e, SeatCommitted)
                                                    for e in events):
-            self._out.charges.append(who.id)  # so does a replaced commit
+            self._out.charges.append((who.id, who.conn))  # so does a replaced commit
         self._broadcast(events, msg.id)
 
     def _decision_from(self, seat: int, msg: Any, game: Game) -> Decision:

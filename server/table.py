@@ -76,7 +76,7 @@ class Table:
         self._inbox_send, self._inbox = trio.open_memory_channel[
             tuple[Session, Link | None, Input] | None](INBOX_SIZE)
         self._queued: dict[Link | None, int] = {}  # requests in the inbox, per connection
-        self._notices: deque[tuple[Session, Link | None, Input]] = deque()
+        self._notices: deque[tuple[Session, Input]] = deque()
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
         self._bots: dict[tuple[int, str, int | None], Strategy] = {}
         self._thinks: deque[Think] = deque()
@@ -145,7 +145,7 @@ class Table:
     def _notice(self, session: Session, item: Input) -> None:
         if self.closed:
             return
-        self._notices.append((session, None, item))
+        self._notices.append((session, item))
         try:
             self._inbox_send.send_nowait(None)  # wake the task
         except (trio.WouldBlock, trio.ClosedResourceError):
@@ -170,7 +170,7 @@ class Table:
                     while self._notices and not match.closed:
                         self._feed(*self._notices.popleft())
                     if item is not None and not match.closed:
-                        self._feed(*item)
+                        self._feed(item[0], item[2])
                     now = trio.current_time()
                     if not match.closed and now >= match.next_wake():
                         self._carry_out(match.wake(now, time.time()))
@@ -200,16 +200,15 @@ class Table:
         else:
             self._queued.pop(client, None)
 
-    def _feed(self, session: Session, origin: Link | None, item: Input) -> None:
+    def _feed(self, session: Session, item: Input) -> None:
         if isinstance(item, Request):
             # the session may have moved since it asked
             elsewhere = session.table is not None and session.table is not self
             who = item.who
             if who.elsewhere != elsewhere:
-                item = Request(Who(who.id, who.name, who.kind, elsewhere), item.msg)
+                item = Request(Who(who.id, who.name, who.kind, elsewhere, who.conn), item.msg)
             self._sessions.setdefault(session.sid, session)
-        self._carry_out(self.match.handle(item, trio.current_time(), time.time()),
-                        (session.sid, origin) if origin is not None else None)
+        self._carry_out(self.match.handle(item, trio.current_time(), time.time()))
         if session.sid not in self.match.members and not self.match.has_deferred(session.sid):
             self._sessions.pop(session.sid, None)
 
@@ -233,11 +232,8 @@ class Table:
             bot = self._bots[key] = make_strategy(think.strategy, think.seed)
         return bot
 
-    def _carry_out(self, effects: Effects,
-                   origin: tuple[int, Link] | None = None) -> None:
-        """Do what the match said, in order. ``origin``: the session and connection
-        whose request this is: what it wasted is charged to that connection (not to
-        a newer one of the same session)."""
+    def _carry_out(self, effects: Effects) -> None:
+        """Do what the match said, in order."""
         # effects.facts: issue 9 writes them to disk here, before anything is sent
         sessions = self._sessions
         for sid, seat in effects.joined:
@@ -248,14 +244,13 @@ class Table:
             session = sessions.get(sid)
             if session is not None:
                 session.send(msg)
-        for sid in effects.charges:
-            # a wasted decision counts against the rate of the connection that sent it
-            if origin is not None and origin[0] == sid:
-                origin[1].charge()
-                continue
+        for sid, conn in effects.charges:
+            # a wasted decision counts against the rate of the connection that sent
+            # it; one that has been closed (or replaced) since is charged nothing
             session = sessions.get(sid)
-            if session is not None and session.client is not None:
-                session.client.charge()
+            client = session.client if session is not None else None
+            if client is not None and client.cid == conn:
+                client.charge()
         for sid in effects.released:
             session = sessions.pop(sid, None)
             if session is not None and session.table is self:
@@ -278,4 +273,5 @@ class Table:
 
 
 def _who(session: Session) -> Who:
-    return Who(session.sid, session.name, session.kind)
+    client = session.client
+    return Who(session.sid, session.name, session.kind, conn=client.cid if client else 0)
