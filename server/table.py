@@ -32,7 +32,7 @@ from .config import TableSettings
 from .match import Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from .room import SeatState
-from .session import Link, Session
+from .session import Session
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION"]
 
@@ -43,6 +43,8 @@ E = P.ErrorCode
 INBOX_SIZE = 1024
 #: requests of one connection waiting for its table; more: refused with rate_limited
 QUEUE_PER_CONNECTION = 16
+#: inputs the task takes one after the other before it lets other tasks run
+BATCH = 64
 
 
 class LobbyHooks(Protocol):
@@ -72,10 +74,11 @@ class Table:
                            dealer=lobby.dealer, max_spectators=max_spectators,
                            spectator_grace=spectator_grace)
         self._sessions: dict[int, Session] = {}  # sid -> session, for the members
-        # (the session, the connection that sent it, the request); None: a wake-up
+        # (the session, its request); None: a wake-up. (Not the connection: a closed
+        # one, and what it had read, must not be kept alive by its requests.)
         self._inbox_send, self._inbox = trio.open_memory_channel[
-            tuple[Session, Link | None, Input] | None](INBOX_SIZE)
-        self._queued: dict[Link | None, int] = {}  # requests in the inbox, per connection
+            tuple[Session, Input] | None](INBOX_SIZE)
+        self._queued: dict[int, int] = {}  # requests in the inbox, per connection number
         self._notices: deque[tuple[Session, Input]] = deque()
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
         self._bots: dict[tuple[int, str, int | None], Strategy] = {}
@@ -114,7 +117,8 @@ class Table:
                                  request=msg.TYPE, re=msg.id))
             return
         client = session.client  # the connection that asks
-        queued = self._queued.get(client, 0)
+        who = _who(session)
+        queued = self._queued.get(who.conn, 0)
         if queued >= QUEUE_PER_CONNECTION:
             session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
                                  message=f"{QUEUE_PER_CONNECTION} of your requests wait "
@@ -123,7 +127,7 @@ class Table:
                 client.charge()
             return
         try:
-            self._inbox_send.send_nowait((session, client, Request(_who(session), msg)))
+            self._inbox_send.send_nowait((session, Request(who, msg)))
         except trio.WouldBlock:
             session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
                                  message="the table has too many requests waiting: "
@@ -131,7 +135,7 @@ class Table:
         except trio.ClosedResourceError:  # pragma: no cover - closed meanwhile
             pass
         else:
-            self._queued[client] = queued + 1
+            self._queued[who.conn] = queued + 1
 
     def resumed(self, session: Session) -> None:
         """``session`` (a member) has a new connection."""
@@ -159,18 +163,27 @@ class Table:
                  len(match.seats), match.describe_options())
         try:
             wake = match.next_wake()
+            taken = 0  # inputs taken since the last time the task waited
             while not match.closed:
                 item = None
-                with trio.move_on_at(wake):
-                    item = await self._inbox.receive()
+                if taken < BATCH:  # what is waiting already: no trip through the scheduler
+                    try:
+                        item = self._inbox.receive_nowait()
+                        taken += 1
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        pass
+                if item is None:
+                    taken = 0
+                    with trio.move_on_at(wake):
+                        item = await self._inbox.receive()
                 session = item[0] if item is not None else None
-                if item is not None:
-                    self._dequeued(item[1])
+                if item is not None and isinstance(item[1], Request):
+                    self._dequeued(item[1].who.conn)
                 try:
                     while self._notices and not match.closed:
                         self._feed(*self._notices.popleft())
                     if item is not None and not match.closed:
-                        self._feed(item[0], item[2])
+                        self._feed(*item)
                     now = trio.current_time()
                     if not match.closed and now >= match.next_wake():
                         self._carry_out(match.wake(now, time.time()))
@@ -179,8 +192,8 @@ class Table:
                 except Exception:
                     # A bug must not take the server (or any other table) down.
                     log.exception("table=%s internal error", self.id)
-                    if item is not None and isinstance(item[2], Request):
-                        msg = item[2].msg
+                    if item is not None and isinstance(item[1], Request):
+                        msg = item[1].msg
                         assert session is not None
                         session.send(P.Error(code=E.INTERNAL_ERROR, request=msg.TYPE,
                                              re=msg.id, message="a bug in the server: "
@@ -193,12 +206,12 @@ class Table:
                 self._carry_out(match.close(why, trio.current_time(), time.time(),
                                             notify=False))
 
-    def _dequeued(self, client: Link | None) -> None:
-        left = self._queued.get(client, 0) - 1
+    def _dequeued(self, conn: int) -> None:
+        left = self._queued.get(conn, 0) - 1
         if left > 0:
-            self._queued[client] = left
+            self._queued[conn] = left
         else:
-            self._queued.pop(client, None)
+            self._queued.pop(conn, None)
 
     def _feed(self, session: Session, item: Input) -> None:
         if isinstance(item, Request):
