@@ -120,11 +120,12 @@ class Table:
         who = _who(session)
         queued = self._queued.get(who.conn, 0)
         if queued >= QUEUE_PER_CONNECTION:
-            session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
-                                 message=f"{QUEUE_PER_CONNECTION} of your requests wait "
-                                 "for this table already: send fewer"))
-            if client is not None:
-                client.charge()
+            # counted against the sender's rate: answered while the rate allows, then
+            # dropped like any message over it (and at last goodbye rate_limited)
+            if client is None or client.count():
+                session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
+                                     message=f"{QUEUE_PER_CONNECTION} of your requests "
+                                     "wait for this table already: send fewer"))
             return
         try:
             self._inbox_send.send_nowait((session, Request(who, msg)))
