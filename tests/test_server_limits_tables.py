@@ -120,32 +120,39 @@ async def test_spectators_come_and_go_and_are_capped(autojump_clock):
     connections; past ``max_spectators`` a watch is refused ``table_full``; once the
     dropped ones are removed (``reconnect_grace`` later) a new wave gets in. The
     players never notice, and the table is never closed."""
-    config = make_config(reconnect_grace=3.0, max_spectators=5)
+    config = make_config(reconnect_grace=1.0, max_spectators=10, turn_time=3600.0)
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, config)
         game = await background(nursery, port)
-        for wave in range(4):
+        # a table that plays on while the waves come: Pat takes her time
+        pat = await connect(port, "Pat", "127.0.0.4")
+        table_id = await seat_players(pat, [], P.TableOptions(seats=3, rounds=1), bots=2)
+        await pat.send(P.Start())
+        await pat.expect("turn_started")
+        for wave in range(6):
             watchers = []
-            for i in range(5):
+            for i in range(config.max_spectators):
                 eve = await connect(port, f"Eve{wave}-{i}", "127.0.0.3", "spectator")
-                reply = await eve.request(P.Watch(table_id=game.table_id))
+                reply = await eve.request(P.Watch(table_id=table_id))
                 assert isinstance(reply, P.Watching), reply
+                assert reply.table.status == "playing"
                 watchers.append(eve)
             late = await connect(port, f"Late{wave}", "127.0.0.3", "spectator")
-            refused = await late.request(P.Watch(table_id=game.table_id))
+            refused = await late.request(P.Watch(table_id=table_id))
             assert isinstance(refused, P.Error) and refused.code == "table_full"
-            assert "5 spectators" in refused.message
+            assert "10 spectators" in refused.message
             await late.aclose()
             for eve in watchers:
                 await eve.aclose()
             await trio.sleep(config.reconnect_grace + 0.5)
         lister = await connect(port, "Lister", "127.0.0.3", "spectator")
         listing = await lister.request(P.ListTables())
-        (info,) = [t for t in listing.tables if t.table_id == game.table_id]
-        assert info.spectators == 0
+        (info,) = [t for t in listing.tables if t.table_id == table_id]
+        assert info.spectators == 0 and info.status == "playing"
+        over = await play_until_over(Player(pat, seed=6))
+        assert isinstance(over, P.GameOver)
+        assert not pat.of_type("error") and not pat.closed
         await game.check()
-        for client in game.clients:
-            assert not [m for m in client.of_type("left") if m.reason == "table_closed"]
         nursery.cancel_scope.cancel()
 
 
