@@ -29,7 +29,7 @@ from nimmt import protocol as P
 from nimmt.bots import Strategy, make_strategy
 
 from .config import TableSettings
-from .match import Dealer, Match
+from .match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from .room import SeatState
 from .session import Session
@@ -39,10 +39,11 @@ __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION"]
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
 
-#: requests waiting for one table; more: refused (the sender is flooding it)
-INBOX_SIZE = 1024
 #: requests of one connection waiting for its table; more: refused with rate_limited
 QUEUE_PER_CONNECTION = 16
+#: requests waiting for one table in all; more: refused with rate_limited. A safety
+#: net: every member's full share fits ((10 seats + 100 spectators) x 16 = 1,760).
+INBOX_SIZE = 4096
 #: inputs the task takes one after the other before it lets other tasks run
 BATCH = 64
 
@@ -65,8 +66,8 @@ class Table:
 
     def __init__(self, lobby: LobbyHooks, table_id: str, name: str, settings: TableSettings,
                  *, persistent: bool = False, autostart: bool = False,
-                 seed: int | None = None, max_spectators: int = 100,
-                 spectator_grace: float = 120.0) -> None:
+                 seed: int | None = None, max_spectators: int = MAX_SPECTATORS,
+                 spectator_grace: float = SPECTATOR_GRACE) -> None:
         self.lobby = lobby
         self.id = table_id
         self.match = Match(table_id, name, settings, now=trio.current_time(),
