@@ -177,3 +177,21 @@ async def test_a_spectator_who_comes_back_in_time_still_watches(autojump_clock):
         assert info.spectators == 1
         await game.check()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_spectator_who_comes_back_too_late_gets_a_fresh_session(autojump_clock):
+    """Item 3: once removed, a spectator's token has expired: ``bad_token``."""
+    config = make_config(reconnect_grace=10.0)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config)
+        game = await background(nursery, port)
+        eve = await connect(port, "Eve", "127.0.0.3", "spectator")
+        assert isinstance(await eve.request(P.Watch(table_id=game.table_id)), P.Watching)
+        await eve.aclose()
+        await trio.sleep(config.reconnect_grace + 1)
+        again = await connect(port, "Eve", "127.0.0.3", "spectator", hello=False)
+        welcome = await again.hello(eve.token)
+        assert not welcome.resumed
+        assert [e for e in again.of_type("error") if e.code == "bad_token"]
+        await game.check()
+        nursery.cancel_scope.cancel()
