@@ -17,6 +17,12 @@ measures for `--duration` seconds and reports:
 - the server's CPU (user+system seconds per wall second; 1.0 = one core) and
   memory (peak and final resident set size).
 
+`--flooders N` adds N attackers (issue 8, item 1): each sits at a table of its own
+with one built-in bot, and once the game is on writes the 36-byte `commit` frame of
+the issue `--flood-frames` times (200,000: 7.2 MB) in one go; when the server
+closes it (`rate_limited`) it resumes its session at once and floods again, until
+the end. Compare the bot tables' latency with and without them.
+
 `--profile` runs the server under cProfile and prints where its time went.
 Everything stays on 127.0.0.1 and stops by itself.
 """
@@ -38,6 +44,7 @@ from dataclasses import dataclass, field
 import trio
 
 from nimmt.protocol import (
+    AddBot,
     CONNECTION_CLOSED,
     NEED_DATA,
     ChooseRow,
@@ -241,6 +248,55 @@ async def worker_main(args: argparse.Namespace) -> dict[str, object]:
             "games": stats.games}
 
 
+# ----------------------------------------------------------------------------- flooders
+
+#: issue 8, item 1: ``commit`` round 1, turn 9, card 50, as one 36-byte frame
+ISSUE_COMMIT = bytes.fromhex(
+    "00000020 84a474797065a6636f6d6d6974a5726f756e6401a47475726e09a46361726432")
+
+
+async def flood_seat(index: int, port: int, frames: int, stop_at: float,
+                     counts: dict[str, int]) -> None:
+    """One attacker: sit at a playing table, flood it, resume, flood again."""
+    burst = ISSUE_COMMIT * frames
+    token: str | None = None
+    while time.perf_counter() < stop_at:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        bot = Bot(stream, f"flood{index}", (0.0, 0.0), random.Random(index))
+        try:
+            await bot.send(Hello(protocol=1, name=bot.name, kind="human", token=token))
+            welcome = await bot.expect(Welcome)
+            token = welcome.token  # type: ignore[attr-defined]
+            if not welcome.resumed:  # type: ignore[attr-defined]
+                await bot.send(CreateTable(options=TableOptions(seats=2, step_delay=0.0)))
+                await bot.expect(Seated)
+                await bot.send(AddBot())
+                await bot.send(Start())
+                await bot.expect(TurnStarted)
+            try:
+                await stream.send_all(burst)
+                counts["bursts"] += 1
+            except trio.BrokenResourceError:
+                counts["cut"] += 1  # closed by the server before it was all written
+            with trio.move_on_after(5):
+                while await stream.receive_some(65536):
+                    pass
+        except (trio.BrokenResourceError, EOFError, RuntimeError):
+            counts["cut"] += 1
+        finally:
+            await stream.aclose()
+        counts["connections"] += 1
+
+
+async def flooder_main(args: argparse.Namespace) -> dict[str, object]:
+    stop_at = time.perf_counter() + args.warmup + args.duration
+    counts = {"bursts": 0, "cut": 0, "connections": 0}
+    async with trio.open_nursery() as nursery:
+        for i in range(args.flooders):
+            nursery.start_soon(flood_seat, i, args.port, args.flood_frames, stop_at, counts)
+    return counts
+
+
 # ----------------------------------------------------------------------------- parent
 
 
@@ -319,17 +375,28 @@ def parent_main(args: argparse.Namespace) -> None:
                    "--duration", str(args.duration), "--warmup", str(args.warmup), "--seed", str(i)]
             workers.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True))
             first += count
+        flooder = None
+        if args.flooders:
+            cmd = [sys.executable, __file__, "--flooder", "--port", str(port),
+                   "--flooders", str(args.flooders), "--flood-frames", str(args.flood_frames),
+                   "--duration", str(args.duration), "--warmup", str(args.warmup)]
+            flooder = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+            workers.append(flooder)
         time.sleep(args.warmup)
         cpu_start, wall_start = proc_cpu_seconds(server.pid), time.monotonic()
         time.sleep(args.duration)
         cpu_used, wall = proc_cpu_seconds(server.pid) - cpu_start, time.monotonic() - wall_start
         rss, hwm = proc_memory_mib(server.pid)
         results = []
+        flooded: dict[str, int] = {}
         for worker in workers:
             out, _ = worker.communicate(timeout=args.duration + 120)
             if worker.returncode != 0:
                 raise SystemExit(f"a worker failed (exit {worker.returncode})")
-            results.append(json.loads(out.strip().splitlines()[-1]))
+            if worker is flooder:
+                flooded = json.loads(out.strip().splitlines()[-1])
+            else:
+                results.append(json.loads(out.strip().splitlines()[-1]))
     finally:
         for worker in workers:
             if worker.poll() is None:
@@ -352,6 +419,10 @@ def parent_main(args: argparse.Namespace) -> None:
     if latencies:
         print(f"reveal latency     p50 {statistics.median(latencies) * 1000:.1f} ms   "
               f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms   max {max(latencies) * 1000:.1f} ms")
+    if args.flooders:
+        print(f"flooders           {args.flooders}: {flooded['connections']} connections, "
+              f"{flooded['bursts']} bursts of {args.flood_frames} frames written whole, "
+              f"{flooded['cut']} cut short by the server")
     print(f"server CPU         {cpu_used / wall:.2f} cores")
     print(f"server memory      {rss:.0f} MiB now, {hwm:.0f} MiB peak")
     if errors:
@@ -390,13 +461,20 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
     parser.add_argument("--processes", type=int, default=2, help="worker processes for the bots")
     parser.add_argument("--profile", action="store_true", help="profile the server (cProfile)")
+    parser.add_argument("--flooders", type=int, default=0,
+                        help="attackers flooding their own tables with commits (issue 8)")
+    parser.add_argument("--flood-frames", type=int, default=200_000,
+                        help="commit frames in one flood burst")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--flooder", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--first-table", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(trio.run(worker_main, args)))
+    elif args.flooder:
+        print(json.dumps(trio.run(flooder_main, args)))
     else:
         parent_main(args)
 

@@ -162,6 +162,7 @@ class ServerConfig:
     max_unwelcomed_per_address: int = 16  # ... from one address
     tables_per_session: int = 2  # open tables one session created
     tables_per_address: int = 64  # open tables created from one address
+    max_spectators: int = 100  # spectators at one table; one more watch: error table_full
     max_frame_size: int = 65536  # bytes of one frame's body; a larger frame: dropped
     frame_timeout: float = 30.0  # a frame begun must be complete within this
     hello_timeout: float = 5.0  # a new connection must say hello within this
@@ -191,6 +192,8 @@ class ServerConfig:
                      "tables_per_session", "tables_per_address"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
+        if not 1 <= self.max_spectators <= 10_000:
+            raise ConfigError("max_spectators must be 1 to 10000")
         if not 1024 <= self.max_frame_size <= 16 * 1024 * 1024:
             raise ConfigError("max_frame_size must be 1024 to 16777216 bytes")
         for name in ("hello_timeout", "ping_interval", "pong_timeout", "frame_timeout"):

@@ -323,6 +323,15 @@ class ClientConnection:
         if not self.bucket.take(trio.current_time()) and self.bucket.abusive:
             self.close(E.RATE_LIMITED, "far too many messages")
 
+    def count(self) -> bool:
+        """Count a request refused before it was handled (its table has too many of
+        this connection's requests waiting) as if it had just arrived: True while
+        the rate allows it (the caller answers it); past it, it is dropped like any
+        message over the rate (``rate_limited``, and at last ``goodbye``)."""
+        if self.closing:
+            return False
+        return self._within_rate(self.bucket)
+
     def _within_rate(self, bucket: TokenBucket) -> bool:
         if bucket.take(trio.current_time()):
             self._limited = False

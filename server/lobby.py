@@ -16,6 +16,7 @@ from typing import Any
 import trio
 
 from nimmt import protocol as P
+from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ConfigError, ServerConfig, TableSettings
 from .session import Link, Session, new_token
@@ -70,7 +71,9 @@ class Lobby:
         self._table_ids += 1
         table_id = new_table_id(self._table_id_prefix, self._table_ids)
         table = Table(self, table_id, name, settings, persistent=persistent,
-                      autostart=autostart, seed=seed)
+                      autostart=autostart, seed=seed,
+                      max_spectators=self.config.max_spectators,
+                      spectator_grace=self.config.reconnect_grace)
         for i in range(bots):
             table.place_bot(len(table.seats) - bots + i, "heuristic", None)
         self.tables[table.id] = table
@@ -264,6 +267,8 @@ class Lobby:
                 if session.table is None:
                     client.send(P.Error(code=E.NOT_ALLOWED, message="you are at no table",
                                         request=msg.TYPE, re=msg.id))
+                    if msg.TYPE in CLIENT_GAME:
+                        client.charge()  # a wasted decision counts against the rate
                 else:
                     session.table.request(session, msg)
             case P.Chat():

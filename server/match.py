@@ -101,13 +101,20 @@ Dealer = Callable[..., Any]
 _STEP_EVENTS = (RowTaken, CardPlaced, RowChoiceNeeded, TieChoiceNeeded)
 _DECISIONS = (P.Commit, P.ChooseRow, P.ChooseTie, P.DraftPick)
 
+#: defaults of the table's limits (the server passes its settings: docs/SERVER.md, "Limits")
+MAX_SPECTATORS = 100  # spectators at one table; one more watch: table_full
+SPECTATOR_GRACE = 120.0  # a spectator whose connection dropped is removed after this
+MAX_DEFERRED = 16  # one member's requests waiting for the paced steps; more: rate_limited
+
 
 class Match:
     """One table's seats, spectators, options and (while playing) private ``Game``."""
 
     def __init__(self, table_id: str, name: str, settings: TableSettings, *, now: float,
                  persistent: bool = False, autostart: bool = False, seed: int | None = None,
-                 dealer: Dealer | None = None) -> None:
+                 dealer: Dealer | None = None, max_spectators: int = MAX_SPECTATORS,
+                 spectator_grace: float = SPECTATOR_GRACE,
+                 max_deferred: int = MAX_DEFERRED) -> None:
         self.id = table_id
         self.name = name
         self.settings = settings
@@ -115,6 +122,9 @@ class Match:
         self.persistent = persistent  # the --bots table: never closed while it waits
         self.autostart = autostart  # start as soon as every seat is taken
         self.dealer: Dealer = dealer or translate.random_deal
+        self.max_spectators = max_spectators  # a watch past it: table_full
+        self.spectator_grace = spectator_grace  # a spectator away this long is removed
+        self.max_deferred = max_deferred  # a member's requests waiting for the steps
         self.room = Room(settings.seats)
         self.status = "waiting"  # waiting, playing, over, closed
         self.games_played = 0
@@ -153,7 +163,7 @@ class Match:
         self._begin_call(now, wall)
         if self.status != "closed":
             if self._backlog and self._waits_for_backlog(item):
-                self._deferred.append(item)
+                self._defer(item)
             else:
                 self._dispatch(item)
             self._advance()
@@ -170,7 +180,7 @@ class Match:
 
     def next_wake(self) -> float:
         """When to call ``wake`` next (``math.inf``: only for inputs)."""
-        wake = self._close_at()
+        wake = min(self._close_at(), self._spectators_expire_at())
         if self.status != "playing" or self._game is None:
             return wake
         if self._backlog:
@@ -406,6 +416,10 @@ class Match:
         if who.elsewhere or who.id in self.room.members:
             self._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
             return
+        if self.room.spectators() >= self.max_spectators:
+            self._refuse(who, msg, E.TABLE_FULL, f"the table has {self.max_spectators} "
+                         "spectators, as many as it allows: watch another table")
+            return
         self.room.members[who.id] = Member(who.id, who.name, who.kind, True, None)
         self._out.joined.append((who.id, None))
         self._refresh_presence()
@@ -449,6 +463,7 @@ class Match:
         if member is None:
             return
         member.connected = True
+        member.away_since = None
         index = member.seat
         if index is None:
             self._send(member_id, P.Watching(table=self.info()))
@@ -476,6 +491,8 @@ class Match:
             return
         member.connected = False
         index = member.seat
+        if index is None:
+            member.away_since = at  # removed after spectator_grace
         if index is not None:
             seat = self.room.seats[index]
             if seat is not None and seat.member == member_id:
@@ -534,6 +551,40 @@ class Match:
         self._begin()
 
     # ================================================================== closing
+    def _spectators_expire_at(self) -> float:
+        """When the first spectator who is away has been away ``spectator_grace``."""
+        away = [m.away_since for m in self.room.members.values()
+                if m.seat is None and m.away_since is not None]
+        return min(away) + self.spectator_grace if away else math.inf
+
+    def _expire_spectators(self) -> None:
+        """Remove the spectators away for ``spectator_grace``: their session can no
+        longer come back to watch (it would find itself in the lobby)."""
+        gone = [m for m in self.room.members.values() if m.seat is None
+                and m.away_since is not None
+                and self._now >= m.away_since + self.spectator_grace]
+        for member in gone:
+            del self.room.members[member.id]
+            self._out.released.append(member.id)
+            self._log(logging.INFO, None, "%s (session %s) stops watching: away %g s",
+                      member.name, member.id, self.spectator_grace)
+        if gone:
+            self._refresh_presence()
+            self._updated()
+
+    def _defer(self, item: Input) -> None:
+        """Keep ``item`` until the paced steps are out; a member may have at most
+        ``max_deferred`` requests waiting (more: refused, and counted against its rate)."""
+        if isinstance(item, Request) and sum(
+                1 for i in self._deferred
+                if isinstance(i, Request) and i.who.id == item.who.id) >= self.max_deferred:
+            self._refuse(item.who, item.msg, E.RATE_LIMITED,
+                         f"{self.max_deferred} of your requests wait for this table "
+                         "already: send fewer")
+            self._out.charges.append((item.who.id, item.who.conn))
+            return
+        self._deferred.append(item)
+
     def _close_at(self) -> float:
         """When the table is closed because nobody is connected (inf: not now)."""
         since = self._nobody_since
@@ -564,6 +615,8 @@ class Match:
 
     def _on_timer(self) -> None:
         now = self._now
+        if now >= self._spectators_expire_at():
+            self._expire_spectators()
         if now >= self._close_at():
             if self.status == "over":
                 self._close("finished, and nobody is at the table")
@@ -634,17 +687,18 @@ class Match:
         index = self.room.seat_of(who.id)
         if index is None or game is None or self.status != "playing":
             self._refuse(who, msg, E.NOT_ALLOWED, "you are not playing at this table")
+            self._out.charges.append((who.id, who.conn))  # a wasted decision counts against the rate
             return
         try:
             decision = self._decision_from(index, msg, game)
             events = self._apply(index, decision)
         except IllegalDecision as e:
             self._refuse(who, msg, e.code, str(e), translate.error_field(e, msg))
-            self._out.charges.append(who.id)  # a refused decision counts against the rate
+            self._out.charges.append((who.id, who.conn))  # a refused decision counts against the rate
             return
         if isinstance(decision, Commit) and not any(isinstance(e, SeatCommitted)
                                                    for e in events):
-            self._out.charges.append(who.id)  # so does a replaced commit
+            self._out.charges.append((who.id, who.conn))  # so does a replaced commit
         self._broadcast(events, msg.id)
 
     def _decision_from(self, seat: int, msg: Any, game: Game) -> Decision:

@@ -35,13 +35,16 @@ class Who:
 
     ``id``: the session's number (stable while the session lives); ``kind``:
     ``"human"``, ``"bot"`` (a bot client) or ``"spectator"``; ``elsewhere``: the
-    session is at another table.
+    session is at another table; ``conn``: the number of the connection that sent
+    the request (0: not known), so that what it wastes is charged to that
+    connection, not to a later one of the same session.
     """
 
     id: int
     name: str
     kind: str
     elsewhere: bool = False
+    conn: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +120,8 @@ class Effects:
 
     facts: list[Fact] = field(default_factory=list)
     sends: list[tuple[int, P.Message]] = field(default_factory=list)
-    charges: list[int] = field(default_factory=list)  # members who wasted a decision
+    # (member, connection) that wasted a decision: charged to that connection's rate
+    charges: list[tuple[int, int]] = field(default_factory=list)
     thinks: list[Think] = field(default_factory=list)
     joined: list[tuple[int, int | None]] = field(default_factory=list)  # (member, seat)
     released: list[int] = field(default_factory=list)  # members now at no table

@@ -10,7 +10,10 @@ from typing import Any
 
 from nimmt import protocol as P
 
-__all__ = ["Member", "SeatState", "Room"]
+__all__ = ["Member", "SeatState", "Room", "NAME_MAX"]
+
+#: the longest name the protocol allows (``NAME`` in protocol/structs.py)
+NAME_MAX = 32
 
 
 @dataclass(slots=True)
@@ -22,6 +25,7 @@ class Member:
     kind: str  # "human", "bot" (a bot client) or "spectator"
     connected: bool
     seat: int | None
+    away_since: float | None = None  # a spectator's connection dropped then
 
 
 @dataclass(slots=True)
@@ -87,14 +91,25 @@ class Room:
         return wanted
 
     def unique_name(self, name: str) -> str:
+        """``name``, or ``name`` with a number when a seat has it already: ``"Ann (2)"``.
+        The base is shortened so that the result stays within the protocol's names
+        (``NAME_MAX`` characters), whatever the length of the number.
+
+        >>> room = Room(3)
+        >>> room.seats[0] = SeatState(0, "N" * 32)
+        >>> new = room.unique_name("N" * 32)
+        >>> new, len(new)
+        ('NNNNNNNNNNNNNNNNNNNNNNNNNNNN (2)', 32)
+        """
         taken = {s.name for s in self.seats if s is not None}
         if name not in taken:
             return name
-        for n in range(2, 100):
-            candidate = f"{name[:28]} ({n})"
+        for n in range(2, len(self.seats) + 2):
+            suffix = f" ({n})"
+            candidate = f"{name[:NAME_MAX - len(suffix)].rstrip()}{suffix}"
             if candidate not in taken:
                 return candidate
-        return name  # pragma: no cover
+        raise AssertionError("more names taken than seats")  # pragma: no cover
 
     def next_host(self) -> int | None:
         """The first seat of a connected member (the host left)."""

@@ -3,8 +3,11 @@
 The game flow itself (seats, the private ``Game``, deadlines, pacing) is the
 sans-IO ``match.Match``; this task only moves things in and out of it:
 
-* requests come through a bounded inbox (``Table.request``); a connection's
-  comings and goings through a short queue that is never refused;
+* requests come through a bounded inbox (``Table.request``): at most
+  ``INBOX_SIZE`` in all and ``QUEUE_PER_CONNECTION`` from one connection (more:
+  refused with ``rate_limited`` and counted against that connection's rate, so a
+  flood from one client costs the others nothing); a connection's comings and
+  goings through a short queue that is never refused;
 * the task waits for the next input or for ``match.next_wake()`` with
   ``trio.move_on_at``: no polling, and never a sleep in the middle of a request;
 * each call's ``Effects`` are carried out in order: facts, then messages into
@@ -26,18 +29,23 @@ from nimmt import protocol as P
 from nimmt.bots import Strategy, make_strategy
 
 from .config import TableSettings
-from .match import Dealer, Match
+from .match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from .room import SeatState
 from .session import Session
 
-__all__ = ["Table", "LobbyHooks", "INBOX_SIZE"]
+__all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
 
-#: requests waiting for one table; more: refused (the sender is flooding it)
-INBOX_SIZE = 1024
+#: requests of one connection waiting for its table; more: refused with rate_limited
+QUEUE_PER_CONNECTION = 16
+#: requests waiting for one table in all; more: refused with rate_limited. A safety
+#: net: every member's full share fits ((10 seats + 100 spectators) x 16 = 1,760).
+INBOX_SIZE = 4096
+#: inputs the task takes one after the other before it lets other tasks run
+BATCH = 64
 
 
 class LobbyHooks(Protocol):
@@ -58,15 +66,20 @@ class Table:
 
     def __init__(self, lobby: LobbyHooks, table_id: str, name: str, settings: TableSettings,
                  *, persistent: bool = False, autostart: bool = False,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, max_spectators: int = MAX_SPECTATORS,
+                 spectator_grace: float = SPECTATOR_GRACE) -> None:
         self.lobby = lobby
         self.id = table_id
         self.match = Match(table_id, name, settings, now=trio.current_time(),
                            persistent=persistent, autostart=autostart, seed=seed,
-                           dealer=lobby.dealer)
+                           dealer=lobby.dealer, max_spectators=max_spectators,
+                           spectator_grace=spectator_grace)
         self._sessions: dict[int, Session] = {}  # sid -> session, for the members
+        # (the session, its request); None: a wake-up. (Not the connection: a closed
+        # one, and what it had read, must not be kept alive by its requests.)
         self._inbox_send, self._inbox = trio.open_memory_channel[
             tuple[Session, Input] | None](INBOX_SIZE)
+        self._queued: dict[int, int] = {}  # requests in the inbox, per connection number
         self._notices: deque[tuple[Session, Input]] = deque()
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
         self._bots: dict[tuple[int, str, int | None], Strategy] = {}
@@ -104,14 +117,27 @@ class Table:
             session.send(P.Error(code=E.NO_SUCH_TABLE, message="the table is closed",
                                  request=msg.TYPE, re=msg.id))
             return
+        client = session.client  # the connection that asks
+        who = _who(session)
+        queued = self._queued.get(who.conn, 0)
+        if queued >= QUEUE_PER_CONNECTION:
+            # counted against the sender's rate: answered while the rate allows, then
+            # dropped like any message over it (and at last goodbye rate_limited)
+            if client is None or client.count():
+                session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
+                                     message=f"{QUEUE_PER_CONNECTION} of your requests "
+                                     "wait for this table already: send fewer"))
+            return
         try:
-            self._inbox_send.send_nowait((session, Request(_who(session), msg)))
+            self._inbox_send.send_nowait((session, Request(who, msg)))
         except trio.WouldBlock:
             session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
                                  message="the table has too many requests waiting: "
                                  "send fewer"))
         except trio.ClosedResourceError:  # pragma: no cover - closed meanwhile
             pass
+        else:
+            self._queued[who.conn] = queued + 1
 
     def resumed(self, session: Session) -> None:
         """``session`` (a member) has a new connection."""
@@ -139,11 +165,22 @@ class Table:
                  len(match.seats), match.describe_options())
         try:
             wake = match.next_wake()
+            taken = 0  # inputs taken since the last time the task waited
             while not match.closed:
                 item = None
-                with trio.move_on_at(wake):
-                    item = await self._inbox.receive()
+                if taken < BATCH:  # what is waiting already: no trip through the scheduler
+                    try:
+                        item = self._inbox.receive_nowait()
+                        taken += 1
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        pass
+                if item is None:
+                    taken = 0
+                    with trio.move_on_at(wake):
+                        item = await self._inbox.receive()
                 session = item[0] if item is not None else None
+                if item is not None and isinstance(item[1], Request):
+                    self._dequeued(item[1].who.conn)
                 try:
                     while self._notices and not match.closed:
                         self._feed(*self._notices.popleft())
@@ -171,13 +208,20 @@ class Table:
                 self._carry_out(match.close(why, trio.current_time(), time.time(),
                                             notify=False))
 
+    def _dequeued(self, conn: int) -> None:
+        left = self._queued.get(conn, 0) - 1
+        if left > 0:
+            self._queued[conn] = left
+        else:
+            self._queued.pop(conn, None)
+
     def _feed(self, session: Session, item: Input) -> None:
         if isinstance(item, Request):
             # the session may have moved since it asked
             elsewhere = session.table is not None and session.table is not self
             who = item.who
             if who.elsewhere != elsewhere:
-                item = Request(Who(who.id, who.name, who.kind, elsewhere), item.msg)
+                item = Request(Who(who.id, who.name, who.kind, elsewhere, who.conn), item.msg)
             self._sessions.setdefault(session.sid, session)
         self._carry_out(self.match.handle(item, trio.current_time(), time.time()))
         if session.sid not in self.match.members and not self.match.has_deferred(session.sid):
@@ -215,10 +259,13 @@ class Table:
             session = sessions.get(sid)
             if session is not None:
                 session.send(msg)
-        for sid in effects.charges:
+        for sid, conn in effects.charges:
+            # a wasted decision counts against the rate of the connection that sent
+            # it; one that has been closed (or replaced) since is charged nothing
             session = sessions.get(sid)
-            if session is not None and session.client is not None:
-                session.client.charge()  # a wasted decision counts against the rate
+            client = session.client if session is not None else None
+            if client is not None and client.cid == conn:
+                client.charge()
         for sid in effects.released:
             session = sessions.pop(sid, None)
             if session is not None and session.table is self:
@@ -241,4 +288,5 @@ class Table:
 
 
 def _who(session: Session) -> Who:
-    return Who(session.sid, session.name, session.kind)
+    client = session.client
+    return Who(session.sid, session.name, session.kind, conn=client.cid if client else 0)

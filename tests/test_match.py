@@ -81,7 +81,7 @@ class Harness:
     # ------------------------------------------------------------------ driving
     def take(self, effects: Effects) -> Effects:
         self.facts += effects.facts
-        self.charges += effects.charges
+        self.charges += [member for member, _ in effects.charges]
         for member, msg in effects.sends:
             self.got[member].append((self.now, msg))
         for think in effects.thinks:  # answered at once, as the trio actor does
@@ -219,7 +219,7 @@ def test_row_choice_deadline_takes_the_cheapest_row():
     taken = h.last(BOB, "row_taken")
     assert (taken.seat, taken.row, taken.cards) == (0, 1, (12,))  # fewest bullheads
     late = h.send(ANN, P.ChooseRow(round=1, turn=1, row=2, id=4))
-    assert h.last(ANN, "error").code == "stale_turn" and late.charges == [ANN.id]
+    assert h.last(ANN, "error").code == "stale_turn" and late.charges == [(ANN.id, 0)]
 
 
 # ====================================================================== decisions
@@ -280,10 +280,10 @@ def test_a_refused_or_replaced_commit_is_charged():
     card = h.hand(ANN)[0]
     assert h.send(ANN, P.Commit(round=1, turn=1, card=card, id=3)).charges == []
     assert h.last(ANN, "commit_accepted").re == 3
-    assert h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[1], id=4)).charges == [1]
-    assert h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=5)).charges == [1]
+    assert h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[1], id=4)).charges == [(1, 0)]
+    assert h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=5)).charges == [(1, 0)]
     assert h.last(ANN, "error").code == "illegal_card"
-    assert h.send(ANN, P.Commit(round=1, turn=2, card=card, id=6)).charges == [1]
+    assert h.send(ANN, P.Commit(round=1, turn=2, card=card, id=6)).charges == [(1, 0)]
     assert h.last(ANN, "error").code == "stale_turn"
     assert len(h.of(BOB, "seat_committed")) == 1
 
@@ -448,3 +448,44 @@ def test_the_state_as_plain_data_goes_on_exactly_as_the_original():
     assert [(t, m) for t, m in copy.got[BOB.id]] == [(t, m) for t, m in h.got[BOB.id]]
     assert copy.last(EVE, "snapshot") == h.last(EVE, "snapshot")
     assert copy.match.to_data() == h.match.to_data()
+
+
+def test_requests_waiting_for_the_steps_are_bounded_per_member():
+    """Issue 8: a member's decisions that wait for the paced steps are at most
+    ``max_deferred``; more are refused ``rate_limited`` and charged to the
+    connection that sent them (``Who.conn``), and the other player's still wait."""
+    h = Harness.new(fixed(standard_deal(players=2)), step_delay=0.8)
+    h.match.max_deferred = 3
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[0], id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    assert h.match.next_wake() == 0.8  # the steps are paced
+    flooder = Who(ANN.id, ANN.name, ANN.kind, conn=9)
+    charged = [h.send(flooder, P.Commit(round=1, turn=2, card=h.hand(ANN)[1], id=10 + i))
+               .charges for i in range(5)]
+    assert charged == [[], [], [], [(ANN.id, 9)], [(ANN.id, 9)]]
+    refused = [e for e in h.of(ANN, "error") if e.code == "rate_limited"]
+    assert [e.re for e in refused] == [13, 14] and "3 of your requests" in refused[0].message
+    h.send(BOB, P.Commit(round=1, turn=2, card=h.hand(BOB)[1], id=4))  # waits: not refused
+    h.run_until(10.0)
+    assert h.last(BOB, "commit_accepted").re == 4
+    assert not [e for e in h.of(BOB, "error")]
+
+
+def test_spectators_are_capped_and_removed_after_their_grace():
+    h = Harness.new()
+    h.match.max_spectators, h.match.spectator_grace = 2, 50.0
+    h.start_two()
+    eves = [Who(10 + i, f"Eve{i}", "spectator") for i in range(3)]
+    for eve in eves:
+        h.send(eve, P.Watch(table_id="t1", id=1))
+    assert h.of(eves[0], "watching") and h.of(eves[1], "watching")
+    error = h.last(eves[2], "error")
+    assert error.code == "table_full" and "2 spectators" in error.message
+    h.input(Disconnected(eves[0].id, 0.0))
+    h.run_until(49.0)
+    assert h.match.info().spectators == 2
+    h.run_until(51.0)
+    assert h.match.info().spectators == 1 and eves[0].id not in h.match.members
+    h.send(eves[2], P.Watch(table_id="t1", id=2))
+    assert h.last(eves[2], "watching").re == 2

@@ -1,11 +1,17 @@
 """Chaos: clients that send every kind of well-formed request in random order, with
 random table ids, seats, cards, rounds and turns. The server answers each with a
 reply or a documented error, never crashes, and a game at another table finishes
-undisturbed."""
+undisturbed.
+
+``benchmarks/chaos.py`` runs the same chaos for minutes (many seeds, many tables)
+and counts what the tests here assert: no ``internal_error``, ever.
+"""
 
 from __future__ import annotations
 
+import logging
 import random
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -13,15 +19,16 @@ import trio
 
 from nimmt import protocol as P
 from nimmt.protocol.examples import EXAMPLES
-from server_helpers import ScriptClient, make_config, serve_memory
+from server_helpers import Closed, Player, ScriptClient, make_config, serve_memory
 from test_server_hostile import with_background
 
 CLIENT_EXAMPLES = [m for m in EXAMPLES.values() if P.Role.CLIENT in type(m).SENDERS
                    and not isinstance(m, (P.Hello, P.Goodbye))]
 
 
-def random_request(rng: random.Random) -> P.Message:
-    """A well-formed client message with random (valid-typed) values."""
+def random_request(rng: random.Random, table_ids: Callable[[], list[str]] = list) -> P.Message:
+    """A well-formed client message with random (valid-typed) values; a ``table_id``
+    is mostly one of ``table_ids()`` (the tables open now), sometimes one that is not."""
     msg = rng.choice(CLIENT_EXAMPLES)
     fields: dict[str, object] = {"seq": None, "re": None, "id": None}  # a client's envelope
     for name in ("round", "turn", "card", "row", "seat", "pick", "table_id"):
@@ -33,7 +40,8 @@ def random_request(rng: random.Random) -> P.Message:
                 "row": lambda: rng.randint(0, 3),
                 "seat": lambda: rng.randint(0, 9),
                 "pick": lambda: rng.randint(1, 40),
-                "table_id": lambda: f"t{rng.randint(1, 6)}",
+                "table_id": lambda: rng.choice(table_ids() or ["t1"]) if rng.random() < 0.9
+                else f"t{rng.randint(1, 6)}",
             }[name]()
     if isinstance(msg, P.CreateTable):
         fields["options"] = P.TableOptions(seats=rng.randint(2, 5), rounds=1, point_limit=None,
@@ -42,17 +50,53 @@ def random_request(rng: random.Random) -> P.Message:
     return replace(msg, **fields)
 
 
-async def chaos(client: ScriptClient, rng: random.Random, count: int) -> None:
-    for _ in range(count):
-        await client.send_unchecked(random_request(rng))
-        with trio.move_on_after(0.05):  # read what came back, as a live client would
-            while True:
-                await client.recv()
-        await trio.sleep(rng.random() * 0.5)
+def open_tables(server) -> Callable[[], list[str]]:
+    """The ids of ``server``'s open tables, asked afresh each time."""
+    return lambda: list(server.lobby.tables)
+
+
+def answers(player: Player, msg: P.Message) -> list[P.Message]:
+    """What a client that means to play sends on ``msg``: a seated host fills its
+    table with bots and starts it; a player answers what it is asked."""
+    if isinstance(msg, P.Seated) and msg.table.host == msg.seat:
+        free = sum(1 for s in msg.table.seats if s is None)
+        return [P.AddBot() for _ in range(free)] + [P.Start()]
+    try:
+        reply = player.on(msg)
+    except IndexError:  # no card known in hand (a commit it was not asked for)
+        return []
+    return [reply] if reply is not None else []
+
+
+async def chaos(client: ScriptClient, rng: random.Random, count: int,
+                table_ids: Callable[[], list[str]] = list, play: float = 0.0) -> int:
+    """Send ``count`` random requests, reading what comes back; with chance ``play``
+    a message received is also answered as a player would (``answers``), so the
+    chaos reaches the game itself. Returns the number of messages sent."""
+    player = Player(client, seed=rng.randrange(1 << 30))
+    sent = 0
+    try:
+        for _ in range(count):
+            await client.send_unchecked(random_request(rng, table_ids))
+            sent += 1
+            replies: list[P.Message] = []
+            with trio.move_on_after(0.05):  # read what came back, as a live client would
+                while True:
+                    msg = await client.recv()
+                    if rng.random() < play:
+                        replies += answers(player, msg)
+            for reply in replies:
+                await client.send_unchecked(reply)
+                sent += 1
+            await trio.sleep(rng.random() * 0.5)
+    except Closed:
+        pass  # the server closed it (the assertions on its messages say why)
+    return sent
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-async def test_random_requests_never_break_the_server(autojump_clock, seed):
+async def test_random_requests_never_break_the_server(autojump_clock, caplog, seed):
+    caplog.set_level(logging.INFO, logger="nimmt.server")
     rng = random.Random(seed)
     async with trio.open_nursery() as nursery:
         server = await serve_memory(nursery, make_config(turn_time=2.0, choice_time=2.0,
@@ -62,7 +106,8 @@ async def test_random_requests_never_break_the_server(autojump_clock, seed):
                    for i, kind in enumerate(("human", "bot", "spectator"))]
         async with trio.open_nursery() as crowd:
             for client in clients:
-                crowd.start_soon(chaos, client, random.Random(rng.random()), 150)
+                crowd.start_soon(chaos, client, random.Random(rng.random()), 150,
+                                 open_tables(server), 0.5)
         await background.wait()
         background.check()
         for client in clients:
@@ -71,6 +116,14 @@ async def test_random_requests_never_break_the_server(autojump_clock, seed):
             # nothing a well-formed request did was a protocol error of the server's own
             assert not [e for e in errors if e.code in ("bad_msgpack", "missing_field",
                                                         "wrong_type", "extra_field")]
+            # nor a bug: no table closed by one
+            assert not [e for e in errors if e.code == "internal_error"]
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert not [r for r in caplog.records if "internal error" in r.getMessage()]
+        # the chaos reached real tables and games (not only unknown ids)
+        said = [r.getMessage() for r in caplog.records]
+        assert [t for t in said if " watches" in t] and [t for t in said if " sits down" in t]
+        assert [t for t in said if t.startswith("table=") and " starts: " in t]
         # and the server still serves newcomers
         fresh = await ScriptClient.memory(server, nursery, "Fresh")
         assert isinstance(await fresh.request(P.ListTables()), P.TableList)
