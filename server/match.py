@@ -1004,11 +1004,11 @@ class Match:
         self.status = "over"
         self._armed = self._deadline = None
         self._over_since = self._now
-        # a player who left during the game frees their seat now
+        # a player who left during the game frees their seat now (no fact: their
+        # ``left`` fact says so, and a restored finished game frees it too)
         for i, seat in enumerate(seats):
             if seat is not None and seat.gone:
                 seats[i] = None
-                self._fact(seat_fact(i, None))
         self._refresh_presence()
         self._updated()
 

@@ -80,6 +80,8 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
     for s in stored.seats:
         if not 0 <= s.seat < settings.seats:
             raise RestoreError(f"table {stored.id}: no seat {s.seat}")
+        if s.seat in rebuilt.left and (game is None or rebuilt.kept_as is not None):
+            continue  # left during a game that is over: the seat is free
         if s.kind == "builtin" or s.strategy is not None:
             state = SeatState(s.seat, s.name, strategy=s.strategy or "heuristic",
                               seed=rng.randrange(2**32))
@@ -101,7 +103,7 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
     backlog: list[list[Any]] = []
     shown = [0, 0]
     if game is not None:
-        if any(seat is None for seat in seats):
+        if rebuilt.kept_as is None and any(seat is None for seat in seats):
             raise RestoreError(f"table {stored.id}: a game in progress with a free seat")
         for fact in stored.facts:
             if fact.kind == "deal":
