@@ -21,7 +21,7 @@ from .config import ConfigError, ServerConfig, TableSettings
 from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
 from .storage import AsyncStore, StorageWriteError, hash_token
-from .table import Table
+from .table import Table, storage_notice
 
 __all__ = ["Lobby", "SERVER_SOFTWARE"]
 
@@ -136,12 +136,7 @@ class Lobby:
     def storage_health(self, error: StorageWriteError | None) -> None:
         """The database stopped (``error``) or started again (None) taking writes: every
         table's players are told (the store has logged it)."""
-        if error is not None:
-            text = (f"server notice: the database cannot be written ({error.reason}): "
-                    "games continue in memory; a restart now would lose them")
-        else:
-            text = "server notice: the database is written again: nothing was lost"
-        msg = P.ChatMessage(name="server", seat=None, text=text[:500])
+        msg = storage_notice(error)
         for table in list(self.tables.values()):
             table.notify_all(msg)
         self.to_lobby(msg)

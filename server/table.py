@@ -33,9 +33,9 @@ from .match import Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from .room import SeatState
 from .session import Session
-from .storage import AsyncStore, Fact, options_to_json
+from .storage import AsyncStore, Fact, StorageWriteError, options_to_json
 
-__all__ = ["Table", "LobbyHooks", "INBOX_SIZE"]
+__all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "storage_notice", "stored_settings"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -222,10 +222,18 @@ class Table:
 
     async def _carry_out(self, effects: Effects) -> None:
         """Do what the match said, in order: persist, then deliver."""
-        if self.store is not None and (effects.facts or effects.finished is not None
-                                       or effects.closed is not None):
+        store = self.store
+        if store is not None and (effects.facts or effects.finished is not None
+                                  or effects.closed is not None or effects.started):
             await self._persist(effects)
         self._deliver(effects)
+        if store is not None and effects.joined and store.failing is not None:
+            # the database was failing before they came: they are told too
+            notice = storage_notice(store.failing)
+            for sid, _ in effects.joined:
+                session = self._sessions.get(sid)
+                if session is not None:
+                    session.send(notice)
 
     async def _persist(self, effects: Effects) -> None:
         """Write the facts (seats with their session's token, hashed), the finished
@@ -251,10 +259,13 @@ class Table:
                                      strategy=p["strategy"])
         if batch:
             await store.append(self.id, *batch)
+        if effects.started:
+            await store.update_table(self.id, status="playing")
         done = effects.finished
         if done is not None:
             await store.finish_game(self.id, self.match.name, done.game_no, done.record,
                                     done.kinds, done.started, done.ended)
+            await store.update_table(self.id, status="over")
         if effects.closed is not None and effects.closed != "server shutdown":
             await store.close_table(self.id)
 
@@ -296,6 +307,16 @@ class Table:
 
     async def wait_closed(self) -> None:
         await self._closed.wait()
+
+
+def storage_notice(error: StorageWriteError | None) -> P.ChatMessage:
+    """What the players are told when the database stops (or starts again) taking writes."""
+    if error is not None:
+        text = (f"server notice: the database cannot be written ({error.reason}): games "
+                "continue in memory; a restart now would lose what is not saved")
+    else:
+        text = "server notice: the database is written again: nothing was lost"
+    return P.ChatMessage(name="server", seat=None, text=text)
 
 
 def stored_settings(match: Match) -> dict[str, Any]:

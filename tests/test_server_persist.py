@@ -191,3 +191,38 @@ async def test_in_process_servers_keep_nothing_unless_given_a_store():
         assert isinstance(seated, P.Seated) and not seated.table.table_id.startswith("t1")
         assert current_hand(ann) == []
         await server.shutdown()
+
+
+def test_a_read_only_database_is_said_loudly_and_the_games_run(tmp_path: Path):
+    from test_storage_faults import make_read_only
+
+    db = tmp_path / "nimmt.db"
+    Store.open(db).close()
+    undo = make_read_only(db)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "nimmt.server", "--host", "127.0.0.1",
+                                 "--port", "0", "--db", str(db)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout is not None
+            port = int(crash_driver.ADDRESS.search(proc.stdout.readline()).group(1))
+            driver = crash_driver.Driver(port)
+            quick = P.TableOptions(seats=2, step_delay=0, rounds=1, point_limit=None,
+                                   turn_time=0.1, choice_time=0.1)
+            seated = driver.request(P.CreateTable(options=quick))
+            assert isinstance(seated, P.Seated)
+            notice = driver.recv()
+            while not isinstance(notice, P.ChatMessage):
+                notice = driver.recv()
+            assert notice.name == "server" and "cannot be written (read_only)" in notice.text
+            driver.request(P.AddBot())
+            driver.send(P.Start())
+            while not isinstance(driver.recv(), P.GameOver):  # the deadlines play for us
+                pass
+            driver.close()
+        finally:
+            proc.terminate()
+            _, err = proc.communicate(timeout=10)
+        assert f"ERROR storage failing: {db} is read-only" in err, err
+    finally:
+        undo()
