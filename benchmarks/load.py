@@ -18,6 +18,8 @@ measures for `--duration` seconds and reports:
   memory (peak and final resident set size).
 
 `--profile` runs the server under cProfile and prints where its time went.
+`--db off` runs the server with `--db :memory:` (nothing stored); by default it
+writes to a fresh database file in a temporary directory, as a real server does.
 Everything stays on 127.0.0.1 and stops by itself.
 """
 
@@ -304,8 +306,11 @@ def parent_main(args: argparse.Namespace) -> None:
     config_path = os.path.join(os.path.dirname(profile_path), "load.toml")
     with open(config_path, "w", encoding="utf-8") as f:
         f.write(LOAD_CONFIG)
+    # storage: a fresh database file (the server's default is a file too), or none
+    db = ":memory:" if args.db == "off" else os.path.join(os.path.dirname(profile_path),
+                                                          "load.db")
     server_cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                   "--config", config_path]
+                   "--config", config_path, "--db", db]
     server = subprocess.Popen(server_cmd, stdout=subprocess.DEVNULL)
     workers: list[subprocess.Popen[str]] = []
     try:
@@ -346,7 +351,8 @@ def parent_main(args: argparse.Namespace) -> None:
         for code, count in r["errors"].items():
             errors[code] = errors.get(code, 0) + count
     print(f"tables {args.tables} ({args.tables * SEATS} bot connections), think {args.think[0]}-"
-          f"{args.think[1]} s, {args.processes} worker processes, measured {args.duration} s")
+          f"{args.think[1]} s, {args.processes} worker processes, measured {args.duration} s, "
+          f"database {'off' if db == ':memory:' else 'on (' + db + ')'}")
     print(f"turns/s            {turns / args.duration:,.1f}   ({turns} turns, "
           f"{sum(r['games'] for r in results)} games finished)")
     if latencies:
@@ -390,6 +396,9 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
     parser.add_argument("--processes", type=int, default=2, help="worker processes for the bots")
     parser.add_argument("--profile", action="store_true", help="profile the server (cProfile)")
+    parser.add_argument("--db", choices=("on", "off"), default="on",
+                        help="on: the server writes to a fresh database file (the default); "
+                        "off: --db :memory:")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--first-table", type=int, default=0, help=argparse.SUPPRESS)
