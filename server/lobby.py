@@ -150,6 +150,10 @@ class Lobby:
             self.open_bot_table()
 
     def table_closed(self, table: Table) -> None:
+        if self._restored:  # restored seats nobody came back to are gone with it
+            for token_hash, session in list(self._restored.items()):
+                if session.table is None or session.table is table:
+                    del self._restored[token_hash]
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
             self._dirty[table.id] = None
