@@ -99,9 +99,16 @@ async def test_a_restart_brings_back_a_game_in_progress_and_the_players_find_the
         assert tuple(p.bullheads for p in summary.players) == results[0].totals
         game = replay(kept.game(summary.id).record).run().game
         assert game is not None and game.totals == results[0].totals
-    listing = subprocess.run([sys.executable, "-m", "nimmt.server.history_command", "--db",
-                              str(path), "--list"], capture_output=True, text=True, timeout=60)
-    assert listing.returncode == 0 and "Ann" in listing.stdout and "Bob" in listing.stdout
+
+    def replay_cli(*args: str) -> str:  # nimmt-replay --db PATH ...
+        done = subprocess.run([sys.executable, "-m", "nimmt.server.replay_command", "--db",
+                               str(path), *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "Ann" in replay_cli("--list") and "Bob" in replay_cli("--players")
+    exported = replay_cli(str(summary.id), "--export", "-")
+    assert '"format": "nimmt-record"' in exported.replace('":"', '": "')
 
 
 async def test_a_full_disk_is_told_to_the_players_and_the_game_plays_on(
