@@ -18,6 +18,7 @@ sans-IO ``match.Match``; this task only moves things in and out of it:
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import deque
 from dataclasses import asdict
@@ -149,12 +150,12 @@ class Table:
                  len(match.seats), match.describe_options())
         try:
             if self.store is not None and not self._stored:
-                await self.store.create_table(self.id, match.name, options_to_json(match.settings.game_options()),
-                                              stored_settings(match))
-            # the bots placed before the task ran, or a restored table's first moves
-            await self._carry_out(match.wake(trio.current_time(), time.time()))
-            await self._think()
-            wake = match.next_wake()
+                await self.store.create_table(
+                    self.id, match.name, options_to_json(match.settings.game_options()),
+                    stored_settings(match))
+            # at once, a first wake: the bots placed before the task ran, or a
+            # restored table's first moves
+            wake, first = -math.inf, True
             while not match.closed:
                 item = None
                 with trio.move_on_at(wake):
@@ -166,7 +167,8 @@ class Table:
                     if item is not None and not match.closed:
                         await self._feed(*item)
                     now = trio.current_time()
-                    if not match.closed and now >= match.next_wake():
+                    if not match.closed and (first or now >= match.next_wake()):
+                        first = False
                         await self._carry_out(match.wake(now, time.time()))
                     await self._think()
                     wake = match.next_wake()
