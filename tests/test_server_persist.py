@@ -233,3 +233,39 @@ def test_a_read_only_database_is_said_loudly_and_the_games_run(tmp_path: Path):
         assert f"ERROR storage failing: {db} is read-only" in err, err
     finally:
         undo()
+
+
+def test_a_bot_client_finds_its_seat_again_after_a_killed_server_restarts(tmp_path: Path):
+    """The client library reconnects by itself with its token: the restarted server
+    knows the token (by its hash) and gives the seat back, mid-game."""
+    import asyncio
+
+    from nimmt.bots.runner import play_bot
+    from test_bots_network import _start_server
+
+    db = str(tmp_path / "nimmt.db")
+    servers = [_start_server(0, "--db", db)]
+    port = servers[0][1]
+
+    def decide(view):  # the first decision: the server is killed and started again
+        if len(servers) == 1:
+            servers[0][0].kill()
+            servers[0][0].wait()
+            servers.append(_start_server(port, "--db", db))
+        return view.legal[0]
+
+    options = P.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0)
+    try:
+        result = asyncio.run(asyncio.wait_for(
+            play_bot("127.0.0.1", port, decide, name="Phoenix", create=options, add_bots=3),
+            timeout=60))
+    finally:
+        for server, _ in servers:
+            server.kill()
+            server.wait()
+    assert len(servers) == 2
+    assert result.games == 1 and result.rejoins == 0 and result.stopped is None
+    assert not any(e.startswith("bad_token") for e in result.errors), result.errors
+    with Store.open(db, read_only=True) as kept:
+        (game,) = kept.games()
+        assert "Phoenix" in [p.name for p in game.players]
