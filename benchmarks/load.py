@@ -24,6 +24,8 @@ closes it (`rate_limited`) it resumes its session at once and floods again, unti
 the end. Compare the bot tables' latency with and without them.
 
 `--profile` runs the server under cProfile and prints where its time went.
+`--db off` runs the server with `--db :memory:` (nothing stored); by default it
+writes to a fresh database file in a temporary directory, as a real server does.
 Everything stays on 127.0.0.1 and stops by itself.
 """
 
@@ -360,8 +362,11 @@ def parent_main(args: argparse.Namespace) -> None:
     config_path = os.path.join(os.path.dirname(profile_path), "load.toml")
     with open(config_path, "w", encoding="utf-8") as f:
         f.write(LOAD_CONFIG)
+    # storage: a fresh database file (the server's default is a file too), or none
+    db = ":memory:" if args.db == "off" else os.path.join(os.path.dirname(profile_path),
+                                                          "load.db")
     server_cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                   "--config", config_path]
+                   "--config", config_path, "--db", db]
     server = subprocess.Popen(server_cmd, stdout=subprocess.DEVNULL)
     workers: list[subprocess.Popen[str]] = []
     try:
@@ -413,7 +418,8 @@ def parent_main(args: argparse.Namespace) -> None:
         for code, count in r["errors"].items():
             errors[code] = errors.get(code, 0) + count
     print(f"tables {args.tables} ({args.tables * SEATS} bot connections), think {args.think[0]}-"
-          f"{args.think[1]} s, {args.processes} worker processes, measured {args.duration} s")
+          f"{args.think[1]} s, {args.processes} worker processes, measured {args.duration} s, "
+          f"database {'off' if db == ':memory:' else 'on (' + db + ')'}")
     print(f"turns/s            {turns / args.duration:,.1f}   ({turns} turns, "
           f"{sum(r['games'] for r in results)} games finished)")
     if latencies:
@@ -465,6 +471,9 @@ def main() -> None:
                         help="attackers flooding their own tables with commits (issue 8)")
     parser.add_argument("--flood-frames", type=int, default=200_000,
                         help="commit frames in one flood burst")
+    parser.add_argument("--db", choices=("on", "off"), default="on",
+                        help="on: the server writes to a fresh database file (the default); "
+                        "off: --db :memory:")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--flooder", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)

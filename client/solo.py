@@ -80,8 +80,11 @@ class SoloServer:
 
     @property
     def command(self) -> list[str]:
+        # --db :memory: - a solo game lives and dies with its client: nothing to bring
+        # back, and two solo games at once must not fight over one database file
         return [self.python, "-m", "nimmt.server", "--host", self.host, "--port",
-                str(self.port), "--bots", str(self.bots), *self.extra_args]
+                str(self.port), "--bots", str(self.bots), "--db", ":memory:",
+                *self.extra_args]
 
     async def start(self) -> int:
         """Launch the server; returns its port (it may not listen yet: use :meth:`connect`)."""

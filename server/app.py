@@ -24,6 +24,7 @@ from .connection import ClientConnection
 from .config import ServerConfig
 from .limits import Admission
 from .lobby import Lobby
+from .storage import MEMORY, AsyncStore
 
 __all__ = ["Server", "start_server", "run_server"]
 
@@ -33,11 +34,15 @@ log = logging.getLogger("nimmt.server")
 class Server:
     """A nimmt server: ``serve(listeners)`` runs until ``shutdown()``."""
 
-    def __init__(self, config: ServerConfig | None = None, *, dealer: Any = None) -> None:
+    def __init__(self, config: ServerConfig | None = None, *, dealer: Any = None,
+                 store: AsyncStore | None = None) -> None:
         """``dealer(options, pending, view, rng) -> Deal``: how tables deal (None:
-        shuffled); a seam for tests and reproducible benchmarks."""
+        shuffled); a seam for tests and reproducible benchmarks. ``store``: the open
+        database (None: tables live in memory only); its open tables are brought back
+        before the server listens. The caller closes it."""
         self.config = (config or ServerConfig()).validate()
         self.dealer = dealer
+        self.store = store
         self.clients: set[ClientConnection] = set()
         config = self.config
         self.admission = Admission(config.max_connections, config.max_per_address,
@@ -63,6 +68,10 @@ class Server:
             self._nursery = nursery
             self._lobby = Lobby(self.config, nursery)
             self._lobby.dealer = self.dealer
+            if self.store is not None:
+                self._lobby.store = self.store
+                self.store.on_health = self._lobby.storage_health
+                await self._lobby.restore()
             nursery.start_soon(self._lobby.feed)
             if self.config.bots:
                 self._lobby.open_bot_table()
@@ -142,12 +151,12 @@ class Server:
 
 
 async def start_server(nursery: trio.Nursery, config: ServerConfig | None = None, *,
-                       host: str = "127.0.0.1", port: int = 0,
-                       dealer: Any = None) -> tuple[Server, int]:
+                       host: str = "127.0.0.1", port: int = 0, dealer: Any = None,
+                       store: AsyncStore | None = None) -> tuple[Server, int]:
     """Start a server on ``host:port`` (port 0: any free one) in ``nursery``; return it
-    and the port it listens on."""
+    and the port it listens on. ``store``: a database (None: memory only)."""
     listeners = await trio.open_tcp_listeners(port, host=host)
-    server = Server(config, dealer=dealer)
+    server = Server(config, dealer=dealer, store=store)
     await nursery.start(server.serve, listeners)
     bound = listeners[0].socket.getsockname()[1]
     return server, bound
@@ -170,13 +179,41 @@ def raise_file_limit(wanted: int) -> None:
         log.info("open files limit raised from %d to %d", soft, target)
 
 
+async def open_database(db: str) -> AsyncStore | None:
+    """The server's database (``db``: "" the default file, ":memory:" none). Raises
+    ``StorageError`` (locked, corrupt, too new, not ours): the server must not start."""
+    if db == MEMORY:
+        return None
+    store = await AsyncStore.open(db or None)
+    where = store.store.path
+    if store.failing is not None:
+        log.error("the database %s cannot be written (%s): games are kept in memory only "
+                  "until it can", where, store.failing)
+        print(f"WARNING: the database {where} cannot be written: games are kept in memory "
+              "only until it can", file=sys.stderr, flush=True)
+    else:
+        log.info("database: %s", where)
+    return store
+
+
 async def run_server(config: ServerConfig) -> None:
-    """``nimmt-server``: serve until SIGINT or SIGTERM, then shut down gracefully."""
+    """``nimmt-server``: open the database, bring its tables back, serve until SIGINT
+    or SIGTERM, then shut down gracefully (the tables stay in the database)."""
     raise_file_limit(config.max_connections + 64)
+    store = await open_database(config.db)
+    try:
+        await _serve(config, store)
+    finally:
+        if store is not None:
+            with trio.CancelScope(shield=True):
+                await store.aclose()
+
+
+async def _serve(config: ServerConfig, store: AsyncStore | None) -> None:
     host = None if config.host in ("", "*") else config.host
     listeners = await trio.open_tcp_listeners(config.port, host=host)
     port = listeners[0].socket.getsockname()[1]
-    server = Server(config)
+    server = Server(config, store=store)
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve, listeners)

@@ -116,8 +116,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(config.log_level_number)
     from .app import run_server
 
+    from .storage import StorageError
+
     try:
         trio.run(run_server, config)
+    except StorageError as e:  # locked, corrupt, too new, not ours: the file is untouched
+        print(f"nimmt-server: {e}", file=sys.stderr)
+        return 1
     except OSError as e:
         print(f"nimmt-server: cannot listen on {config.host}:{config.port}: {e.strerror or e}",
               file=sys.stderr)

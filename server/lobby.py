@@ -19,8 +19,10 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ConfigError, ServerConfig, TableSettings
+from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
-from .table import Table
+from .storage import AsyncStore, StorageWriteError, hash_token
+from .table import Table, storage_notice
 
 __all__ = ["Lobby", "SERVER_SOFTWARE"]
 
@@ -56,6 +58,10 @@ class Lobby:
         #: chance: ``dealer(options, pending, view, rng) -> Deal``; None: shuffled deals.
         #: (A seam for tests and reproducible benchmarks.)
         self.dealer: Any = None
+        #: the database (None: nothing is kept); set by the server before it serves
+        self.store: AsyncStore | None = None
+        #: sessions of restored seats, by their token's hash, until their client says hello
+        self._restored: dict[str, Session] = {}
         self.limits = P.Limits(
             max_frame_size=config.max_frame_size,
             hello_timeout=config.hello_timeout,
@@ -68,8 +74,11 @@ class Lobby:
     # ------------------------------------------------------------------ tables
     def open_table(self, name: str, settings: Any, *, persistent: bool = False,
                    autostart: bool = False, bots: int = 0, seed: int | None = None) -> Table:
-        self._table_ids += 1
-        table_id = new_table_id(self._table_id_prefix, self._table_ids)
+        if self.store is not None:
+            table_id = self.store.new_table_id()  # never one of an earlier run
+        else:
+            self._table_ids += 1
+            table_id = new_table_id(self._table_id_prefix, self._table_ids)
         table = Table(self, table_id, name, settings, persistent=persistent,
                       autostart=autostart, seed=seed,
                       max_spectators=self.config.max_spectators,
@@ -89,6 +98,52 @@ class Lobby:
         self.bot_table = self.open_table(name, settings, persistent=True, autostart=True, bots=n)
         return self.bot_table
 
+    async def restore(self) -> list[Table]:
+        """Bring back every table open in the database (``restore``); a table that
+        cannot be rebuilt is logged and left out (its row stays for a later version)."""
+        store = self.store
+        if store is None:
+            return []
+        now = trio.current_time()
+        restored = []
+        for stored in await store.open_tables():
+            if skip_on_restore(stored):
+                await store.close_table(stored.id)
+                continue
+            members = list(range(self._session_ids + 1, self._session_ids + 1 + len(stored.seats)))
+            try:
+                match, people = restore_match(stored, now=now, members=members,
+                                              dealer=self.dealer)
+            except RestoreError as e:
+                log.error("not restored: %s", e)
+                continue
+            self._session_ids += len(stored.seats)
+            sessions = {}
+            for p in people:
+                session = Session(p.member, "", p.name, p.kind)
+                session.seat, session.lost_at = p.seat, now
+                sessions[p.member] = session
+                self._restored[p.token_hash] = session
+            table = Table(self, stored.id, stored.name, match.settings, match=match,
+                          sessions=sessions)
+            for session in sessions.values():
+                session.table = table
+            self.tables[table.id] = table
+            self.nursery.start_soon(table.run, name=f"table {table.id}")
+            self.table_changed(table)
+            restored.append(table)
+            log.info("table=%s restored: %s, %d player seat%s waiting", table.id, match.status,
+                     len(people), "" if len(people) == 1 else "s")
+        return restored
+
+    def storage_health(self, error: StorageWriteError | None) -> None:
+        """The database stopped (``error``) or started again (None) taking writes: every
+        table's players are told (the store has logged it)."""
+        msg = storage_notice(error)
+        for table in list(self.tables.values()):
+            table.notify_all(msg)
+        self.to_lobby(msg)
+
     @property
     def stopping(self) -> bool:
         return self.shutting_down or self.nursery.cancel_scope.cancel_called
@@ -98,6 +153,10 @@ class Lobby:
             self.open_bot_table()
 
     def table_closed(self, table: Table) -> None:
+        if self._restored:  # restored seats nobody came back to are gone with it
+            for token_hash, session in list(self._restored.items()):
+                if session.table is None or session.table is table:
+                    del self._restored[token_hash]
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
             self._dirty[table.id] = None
@@ -199,6 +258,12 @@ class Lobby:
         name = _clean_name(msg.name)
         if msg.token is not None:
             session = self.sessions.get(msg.token)
+            if session is None and self._restored:
+                # a seat brought back from the database: the token is known by its hash
+                session = self._restored.pop(hash_token(msg.token), None)
+                if session is not None:
+                    session.token = msg.token
+                    self.sessions[msg.token] = session
             if session is None or not self._resumable(session, trio.current_time()):
                 # docs/PROTOCOL.md: error bad_token, then a fresh session
                 client.send(P.Error(code=E.BAD_TOKEN, request="hello", re=msg.id, field="token",

@@ -62,6 +62,7 @@ from nimmt.engine import (
     StaleTurn,
     TieChoiceNeeded,
     TurnStarted,
+    record_from_game,
 )
 
 from . import translate
@@ -71,13 +72,14 @@ from .match_io import (
     BotDecided,
     Disconnected,
     Effects,
-    Fact,
+    Finished,
     Input,
     Reconnected,
     Request,
     Think,
     Who,
 )
+from .storage.facts import Fact, deal_fact, decision_fact, game_started_fact, left_fact, seat_fact
 from .match_data import (
     deal_from_data,
     deal_to_data,
@@ -152,6 +154,7 @@ class Match:
         self._thinking: dict[int, tuple[Any, ...]] = {}
         self._now = now
         self._wall = 0.0
+        self._started_wall = 0.0  # when this game started (Unix time), for its record
         self._out = Effects()
 
     def __repr__(self) -> str:
@@ -234,7 +237,7 @@ class Match:
         name = self.room.unique_name(name or f"Bot-{index}")
         self.room.seats[index] = SeatState(index, name, strategy=strategy,
                                       seed=self._rng.randrange(2**32))
-        self._fact("seated", seat=index, name=name, strategy=strategy)
+        self._fact(seat_fact(index, name, "builtin", strategy))
         self._log(logging.INFO, index, "bot %r (%s) sits down", name, strategy)
 
     def info(self) -> P.TableInfo:
@@ -263,8 +266,8 @@ class Match:
         out, self._out = self._out, Effects()
         return out
 
-    def _fact(self, fact: str, /, **data: Any) -> None:
-        self._out.facts.append(Fact(fact, data))
+    def _fact(self, fact: Fact) -> None:
+        self._out.facts.append(fact)
 
     def _reachable(self, member: int) -> bool:
         # A member whose connection dropped gets nothing until it is back: it then
@@ -402,7 +405,7 @@ class Match:
         self.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
         self.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
         self._out.joined.append((who.id, index))
-        self._fact("seated", seat=index, name=name, member=who.id, kind=who.kind)
+        self._fact(seat_fact(index, name, who.kind, member=who.id))
         if host or self.room.host is None:
             self.room.host = index
         self._refresh_presence()
@@ -444,9 +447,10 @@ class Match:
                 seat.member = None
                 seat.gone = True  # the game goes on: the autopilot plays this seat at once
                 seat.away_since = self._now
+                self._fact(left_fact(index))
             else:
                 self.room.seats[index] = None
-            self._fact("unseated", seat=index, member=who.id)
+                self._fact(seat_fact(index, None))
             if self.room.host == index:
                 self.room.host = self.room.next_host()
             self._log(logging.INFO, index, "%s leaves the table", who.name)
@@ -537,7 +541,7 @@ class Match:
             self._refuse(who, msg, E.NO_SUCH_SEAT, f"no built-in bot in seat {index}", "seat")
             return
         self.room.seats[index] = None
-        self._fact("unseated", seat=index)
+        self._fact(seat_fact(index, None))
         self._log(logging.INFO, index, "bot removed")
         self._updated(who.id, msg.id)
 
@@ -610,7 +614,6 @@ class Match:
                 self._send(member, P.Left(table_id=self.id, reason="table_closed"))
             self._out.released.append(member)
         self.room.members.clear()
-        self._fact("closed", why=why)
         self._out.closed = why
 
     def _on_timer(self) -> None:
@@ -645,8 +648,8 @@ class Match:
             assert seat is not None
             seat.gone = False
         self.games_played += 1
-        self._fact("game_started", game=self.games_played,
-                   seats=[s.name if s is not None else None for s in self.room.seats])
+        self._started_wall = self._wall
+        self._fact(game_started_fact(self.games_played, self._game.options))
         self._log(logging.INFO, None, "game %d starts: %s", self.games_played,
                   ", ".join(f"{s.index}={s.name}" for s in self.room.seats if s is not None))
         self._out.started = True
@@ -666,7 +669,7 @@ class Match:
         deal = self.dealer(game.options, pending, game.view(None), self._deal_rng)
         events = game.deal(deal)
         self._history.append(deal)
-        self._fact("dealt", **deal_to_data(deal))
+        self._fact(deal_fact(deal))
         return events
 
     def _apply(self, seat: int, decision: Decision, how: str = "") -> list[Event]:
@@ -674,8 +677,11 @@ class Match:
         game = self._game
         assert game is not None
         events = game.apply(decision)
+        seat_state = self.room.seats[seat]
         self._history.append(decision)
-        self._fact("decided", decision=decision_to_data(decision))
+        by = "bot" if seat_state is not None and seat_state.builtin else (
+            "autopilot" if how else "player")
+        self._fact(decision_fact(decision, by=by))
         events += self._deal_if_due()
         if isinstance(decision, (ChooseRow, ChooseTie)):
             self._chosen[seat] = self._shown
@@ -1051,15 +1057,21 @@ class Match:
     def _game_over(self, result: Any) -> None:
         self._log(logging.INFO, None, "game over: totals %s, winners %s", list(result.totals),
                   list(result.winners))
-        self._fact("game_over", totals=list(result.totals), places=list(result.places),
-                   winners=list(result.winners))
+        assert self._game is not None
+        seats = self.room.seats
+        names = [s.name if s else f"seat {i}" for i, s in enumerate(seats)]
+        self._out.finished = Finished(
+            self.games_played, record_from_game(self._game, names),
+            tuple("builtin" if s and s.builtin else (s.client_kind if s else "human")
+                  for s in seats), self._started_wall, self._wall)
         self.status = "over"
         self._armed = self._deadline = None
         self._over_since = self._now
-        # a player who left during the game frees their seat now
-        for i, seat in enumerate(self.room.seats):
+        # a player who left during the game frees their seat now (no fact: their
+        # ``left`` fact says so, and a restored finished game frees it too)
+        for i, seat in enumerate(seats):
             if seat is not None and seat.gone:
-                self.room.seats[i] = None
+                seats[i] = None
         self._refresh_presence()
         self._updated()
 
@@ -1096,6 +1108,7 @@ class Match:
             "backlog": [[re, pause] for _, re, pause in self._backlog],
             "paced_until": self._paced_until,
             "deferred": [input_to_data(i) for i in self._deferred],
+            "started_wall": self._started_wall,
         }
 
     @classmethod
@@ -1135,6 +1148,7 @@ class Match:
             m._backlog = deque((e, re, pause) for e, (re, pause) in zip(tail, unsent))
         m._paced_until = data["paced_until"]
         m._deferred = deque(input_from_data(d) for d in data["deferred"])
+        m._started_wall = data.get("started_wall", 0.0)
         return m
 
 

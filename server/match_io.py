@@ -4,7 +4,7 @@ Inputs are a protocol request from a member (``Request``), a member's
 connection coming and going (``Disconnected``, ``Reconnected``) and the answer
 to a bot's turn to think (``BotDecided``); the current time comes with every
 call. The output of one call is an ``Effects``: the facts to persist first
-(``Fact``), then the messages to send, and what the actor must do for the
+(``storage.facts.Fact``), then the messages to send, and what the actor must do for the
 match (charge a connection's rate, let a bot think, tell the lobby).
 """
 
@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.engine import Decision, View
+from nimmt.engine import Decision, Record, View
+
+from .storage.facts import Fact
 
 __all__ = [
     "Who",
@@ -24,7 +26,7 @@ __all__ = [
     "BotDecided",
     "Input",
     "Think",
-    "Fact",
+    "Finished",
     "Effects",
 ]
 
@@ -102,23 +104,28 @@ class Think:
 
 
 @dataclass(frozen=True, slots=True)
-class Fact:
-    """Something that happened and must survive a restart, as plain data.
+class Finished:
+    """A game just ended: what to keep of it (its record names every seat and
+    claims the result; ``kinds``: each seat's "human", "bot" or "builtin";
+    ``started``, ``ended``: Unix times)."""
 
-    ``kind``: ``"seated"``, ``"unseated"``, ``"game_started"``, ``"dealt"``,
-    ``"decided"``, ``"game_over"``, ``"closed"``; ``data``: JSON-able values.
-    """
-
-    kind: str
-    data: dict[str, Any]
+    game_no: int
+    record: Record
+    kinds: tuple[str, ...]
+    started: float
+    ended: float
 
 
 @dataclass(slots=True)
 class Effects:
     """The output of one call into a ``Match``, in the order to carry it out:
-    persist ``facts``, then send ``sends`` (member id, message), then the rest."""
+    persist ``facts`` (and ``finished``), then send ``sends`` (member id, message),
+    then the rest. The facts are the storage's (``storage.facts``): seat changes,
+    game starts, deals, every accepted decision (a replaced commit included), a
+    player leaving mid-game; they are never sent to anyone."""
 
     facts: list[Fact] = field(default_factory=list)
+    finished: Finished | None = None
     sends: list[tuple[int, P.Message]] = field(default_factory=list)
     # (member, connection) that wasted a decision: charged to that connection's rate
     charges: list[tuple[int, int]] = field(default_factory=list)

@@ -10,18 +10,22 @@ sans-IO ``match.Match``; this task only moves things in and out of it:
   goings through a short queue that is never refused;
 * the task waits for the next input or for ``match.next_wake()`` with
   ``trio.move_on_at``: no polling, and never a sleep in the middle of a request;
-* each call's ``Effects`` are carried out in order: facts, then messages into
-  each connection's bounded queue (``Session.send``, which never blocks), then
-  the rest; a built-in bot's ``Think`` is answered here (synchronously for
-  now) and fed back as a ``BotDecided``.
+* each call's ``Effects`` are carried out in order: the facts are written to
+  the database (awaited: the latest accepted decision is on disk before anyone
+  hears of its effects), then messages go into each connection's bounded queue
+  (``Session.send``, which never blocks), then the rest; a built-in bot's
+  ``Think`` is answered here (synchronously for now) and fed back as a
+  ``BotDecided``.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import deque
-from typing import Protocol
+from dataclasses import asdict
+from typing import Any, Protocol
 
 import trio
 
@@ -33,8 +37,10 @@ from .match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from .room import SeatState
 from .session import Session
+from .storage import AsyncStore, Fact, StorageWriteError, options_to_json
 
-__all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION"]
+__all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "storage_notice",
+           "stored_settings"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -52,6 +58,7 @@ class LobbyHooks(Protocol):
     """What a table tells its lobby (``server.lobby.Lobby``)."""
 
     dealer: Dealer | None
+    store: AsyncStore | None
 
     @property
     def stopping(self) -> bool: ...
@@ -67,14 +74,20 @@ class Table:
     def __init__(self, lobby: LobbyHooks, table_id: str, name: str, settings: TableSettings,
                  *, persistent: bool = False, autostart: bool = False,
                  seed: int | None = None, max_spectators: int = MAX_SPECTATORS,
-                 spectator_grace: float = SPECTATOR_GRACE) -> None:
+                 spectator_grace: float = SPECTATOR_GRACE, match: Match | None = None,
+                 sessions: dict[int, Session] | None = None) -> None:
+        """``match``, ``sessions``: a table brought back from the database (``restore``)."""
         self.lobby = lobby
         self.id = table_id
-        self.match = Match(table_id, name, settings, now=trio.current_time(),
-                           persistent=persistent, autostart=autostart, seed=seed,
-                           dealer=lobby.dealer, max_spectators=max_spectators,
-                           spectator_grace=spectator_grace)
-        self._sessions: dict[int, Session] = {}  # sid -> session, for the members
+        self.match = match or Match(table_id, name, settings, now=trio.current_time(),
+                                    persistent=persistent, autostart=autostart, seed=seed,
+                                    dealer=lobby.dealer)
+        self.match.max_spectators = max_spectators
+        self.match.spectator_grace = spectator_grace
+        self.store = lobby.store
+        self._stored = match is not None  # its row is in the database already
+        # sid -> session, for the members
+        self._sessions: dict[int, Session] = dict(sessions or {})
         # (the session, its request); None: a wake-up. (Not the connection: a closed
         # one, and what it had read, must not be kept alive by its requests.)
         self._inbox_send, self._inbox = trio.open_memory_channel[
@@ -164,7 +177,13 @@ class Table:
         log.info("table=%s opened: %r, %s seats, options %s", self.id, match.name,
                  len(match.seats), match.describe_options())
         try:
-            wake = match.next_wake()
+            if self.store is not None and not self._stored:
+                await self.store.create_table(
+                    self.id, match.name, options_to_json(match.settings.game_options()),
+                    stored_settings(match))
+            # at once, a first wake: the bots placed before the task ran, or a
+            # restored table's first moves
+            wake, first = -math.inf, True
             taken = 0  # inputs taken since the last time the task waited
             while not match.closed:
                 item = None
@@ -183,12 +202,13 @@ class Table:
                     self._dequeued(item[1].who.conn)
                 try:
                     while self._notices and not match.closed:
-                        self._feed(*self._notices.popleft())
+                        await self._feed(*self._notices.popleft())
                     if item is not None and not match.closed:
-                        self._feed(*item)
+                        await self._feed(*item)
                     now = trio.current_time()
-                    if not match.closed and now >= match.next_wake():
-                        self._carry_out(match.wake(now, time.time()))
+                    if not match.closed and (first or now >= match.next_wake()):
+                        first = False
+                        await self._carry_out(match.wake(now, time.time()))
                     await self._think()
                     wake = match.next_wake()
                 except Exception:
@@ -200,13 +220,14 @@ class Table:
                         session.send(P.Error(code=E.INTERNAL_ERROR, request=msg.TYPE,
                                              re=msg.id, message="a bug in the server: "
                                              "the table is closed"))
-                    self._carry_out(match.close("internal error", trio.current_time(),
-                                                time.time()))
+                    await self._carry_out(match.close("internal error",
+                                                      trio.current_time(), time.time()))
         finally:
             if not match.closed:
+                # kept in the database: a server started again brings the table back
                 why = "server shutdown" if self.lobby.stopping else "stopped"
-                self._carry_out(match.close(why, trio.current_time(), time.time(),
-                                            notify=False))
+                self._deliver(match.close(why, trio.current_time(), time.time(),
+                                          notify=False))
 
     def _dequeued(self, conn: int) -> None:
         left = self._queued.get(conn, 0) - 1
@@ -215,7 +236,7 @@ class Table:
         else:
             self._queued.pop(conn, None)
 
-    def _feed(self, session: Session, item: Input) -> None:
+    async def _feed(self, session: Session, item: Input) -> None:
         if isinstance(item, Request):
             # the session may have moved since it asked
             elsewhere = session.table is not None and session.table is not self
@@ -223,7 +244,7 @@ class Table:
             if who.elsewhere != elsewhere:
                 item = Request(Who(who.id, who.name, who.kind, elsewhere, who.conn), item.msg)
             self._sessions.setdefault(session.sid, session)
-        self._carry_out(self.match.handle(item, trio.current_time(), time.time()))
+        await self._carry_out(self.match.handle(item, trio.current_time(), time.time()))
         if session.sid not in self.match.members and not self.match.has_deferred(session.sid):
             self._sessions.pop(session.sid, None)
 
@@ -234,8 +255,8 @@ class Table:
         while self._thinks and not match.closed:
             think = self._thinks.popleft()
             decision = self._strategy(think).decide(think.view)
-            self._carry_out(match.handle(BotDecided(think.seat, think.key, decision),
-                                         trio.current_time(), time.time()))
+            await self._carry_out(match.handle(BotDecided(think.seat, think.key, decision),
+                                               trio.current_time(), time.time()))
             await trio.lowlevel.checkpoint()
 
     def _strategy(self, think: Think) -> Strategy:
@@ -247,9 +268,61 @@ class Table:
             bot = self._bots[key] = make_strategy(think.strategy, think.seed)
         return bot
 
-    def _carry_out(self, effects: Effects) -> None:
-        """Do what the match said, in order."""
-        # effects.facts: issue 9 writes them to disk here, before anything is sent
+    async def _carry_out(self, effects: Effects) -> None:
+        """Do what the match said, in order: persist, then deliver."""
+        store = self.store
+        if store is not None and (effects.facts or effects.finished is not None
+                                  or effects.closed is not None or effects.started):
+            await self._persist(effects)
+        self._deliver(effects)
+        if store is not None and effects.joined and store.failing is not None:
+            # the database was failing before they came: they are told too
+            notice = storage_notice(store.failing)
+            for sid, _ in effects.joined:
+                session = self._sessions.get(sid)
+                if session is not None:
+                    session.send(notice)
+
+    async def _persist(self, effects: Effects) -> None:
+        """Write the facts (seats with their session's token, hashed), the finished
+        game and the table's end. A storage fault is not raised: the store queues
+        the write and the lobby tells everyone (``Lobby.storage_health``)."""
+        store = self.store
+        assert store is not None
+        batch: list[Fact] = []
+        for fact in effects.facts:
+            if fact.kind != "seat":
+                batch.append(fact)
+                continue
+            if batch:
+                await store.append(self.id, *batch)
+                batch = []
+            p = fact.payload
+            if p["name"] is None:
+                await store.free_seat(self.id, p["seat"])
+            else:
+                session = self._sessions.get(p.get("member", -1))
+                await store.set_seat(self.id, p["seat"], p["name"], p["kind"],
+                                     token=session.token if session is not None else None,
+                                     strategy=p["strategy"])
+        if batch:
+            await store.append(self.id, *batch)
+        if effects.started:
+            await store.update_table(self.id, status="playing")
+        done = effects.finished
+        if done is not None:
+            await store.finish_game(self.id, self.match.name, done.game_no, done.record,
+                                    done.kinds, done.started, done.ended)
+            await store.update_table(self.id, status="over")
+        if effects.closed is not None and effects.closed != "server shutdown":
+            await store.close_table(self.id)
+
+    def notify_all(self, msg: P.Message) -> None:
+        """Send ``msg`` to everyone at the table (a server notice)."""
+        for session in self._sessions.values():
+            session.send(msg)
+
+    def _deliver(self, effects: Effects) -> None:
         sessions = self._sessions
         for sid, seat in effects.joined:
             session = sessions.get(sid)
@@ -285,6 +358,22 @@ class Table:
 
     async def wait_closed(self) -> None:
         await self._closed.wait()
+
+
+def storage_notice(error: StorageWriteError | None) -> P.ChatMessage:
+    """What the players are told when the database stops (or starts again) taking writes."""
+    if error is not None:
+        text = (f"server notice: the database cannot be written ({error.reason}): games "
+                "continue in memory; a restart now would lose what is not saved")
+    else:
+        text = "server notice: the database is written again: nothing was lost"
+    return P.ChatMessage(name="server", seat=None, text=text)
+
+
+def stored_settings(match: Match) -> dict[str, Any]:
+    """What the database keeps of a table's settings (``restore`` reads it back)."""
+    return {"table": asdict(match.settings), "persistent": match.persistent,
+            "autostart": match.autostart}
 
 
 def _who(session: Session) -> Who:

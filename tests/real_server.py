@@ -15,10 +15,11 @@ ADDRESS = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
 
 @contextmanager
 def running_server(*args: str) -> Iterator[int]:
-    """Yield the port of a fresh server; stop it (SIGTERM, then kill) afterwards."""
+    """Yield the port of a fresh server (keeping nothing on disk; a later ``--db PATH``
+    in ``args`` wins); stop it (SIGTERM, then kill) afterwards."""
     server = subprocess.Popen(
         [sys.executable, "-m", "nimmt.server", "--host", "127.0.0.1", "--port", "0",
-         "--log-level", "warning", *args],
+         "--log-level", "warning", "--db", ":memory:", *args],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     try:

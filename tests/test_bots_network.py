@@ -91,7 +91,7 @@ def test_a_bot_commits_again_when_its_commit_was_lost_with_the_link() -> None:
 def _start_server(port: int = 0, *args: str) -> tuple[subprocess.Popen, int]:
     server = subprocess.Popen(
         [sys.executable, "-m", "nimmt.server", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning", *args],
+         "--log-level", "warning", "--db", ":memory:", *args],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert server.stdout is not None
     match = ADDRESS.search(server.stdout.readline())

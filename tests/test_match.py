@@ -65,6 +65,7 @@ class Harness:
         self.now = 0.0
         self.got: dict[int, list[tuple[float, P.Message]]] = defaultdict(list)
         self.facts: list[Any] = []
+        self.finished: list[Any] = []  # the games kept (Effects.finished)
         self.charges: list[int] = []
         self.thinks: list[Any] = []
         self.bots: dict[Any, Any] = {}
@@ -81,6 +82,8 @@ class Harness:
     # ------------------------------------------------------------------ driving
     def take(self, effects: Effects) -> Effects:
         self.facts += effects.facts
+        if effects.finished is not None:
+            self.finished.append(effects.finished)
         self.charges += [member for member, _ in effects.charges]
         for member, msg in effects.sends:
             self.got[member].append((self.now, msg))
@@ -149,7 +152,7 @@ def test_create_join_start_deals_each_hand_to_its_seat_only():
     assert set(h.hand(ANN)).isdisjoint(h.hand(BOB))
     assert len(h.of(ANN, "hand_dealt")) == 1  # never the other's
     kinds = [f.kind for f in h.facts]
-    assert kinds[:4] == ["seated", "seated", "game_started", "dealt"]
+    assert kinds[:4] == ["seat", "seat", "game_started", "deal"]
 
 
 def test_join_refusals_say_why():
@@ -234,7 +237,7 @@ def test_a_row_choice_made_in_time():
     taken = h.last(BOB, "row_taken")
     assert (taken.seat, taken.row, taken.cards) == (0, 3, (14,))
     assert h.last(BOB, "turn_started").turn == 2
-    assert ["decided"] == [f.kind for f in h.facts[-1:]]
+    assert [("decision", "player")] == [(f.kind, f.payload["by"]) for f in h.facts[-1:]]
 
 
 def test_professional_tie_choice():
@@ -293,12 +296,12 @@ def test_built_in_bots_and_the_autopilot_play_a_whole_game_each_from_its_own_vie
     for seat in range(1, 4):
         h.match.place_bot(seat, "heuristic", None)
     h.send(ANN, P.CreateTable(options=P.TableOptions(seats=4), id=1))
-    assert [(f.kind, f.data.get("strategy")) for f in h.facts[:4]] == [
-        ("seated", "heuristic")] * 3 + [("seated", None)]
+    assert [(f.kind, f.payload["strategy"]) for f in h.facts[:4]] == [
+        ("seat", "heuristic")] * 3 + [("seat", None)]
     h.send(ANN, P.Start(id=2))
     assert {t.view.seat for t in h.thinks} == {1, 2, 3}  # the bots commit at once
     h.input(Disconnected(ANN.id, 0.0))  # Ann goes: the autopilot plays for her at once
-    assert h.match.status == "over" and [f.kind for f in h.facts].count("game_over") == 1
+    assert h.match.status == "over" and len(h.finished) == 1
     assert {(t.view.seat, t.strategy) for t in h.thinks} == {
         (0, None), (1, "heuristic"), (2, "heuristic"), (3, "heuristic")}
     assert not h.of(ANN, "round_scored")  # nothing is sent to a member who is away

@@ -85,9 +85,10 @@ class Server:
     """``python -m nimmt.server`` on 127.0.0.1 and a free port."""
 
     def __init__(self, *args: str) -> None:
+        db = () if "--db" in args else ("--db", ":memory:")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "nimmt.server", "--host", "127.0.0.1", "--port", "0",
-             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             *db, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.banner = self.proc.stdout.readline().strip()
         assert "listening on 127.0.0.1:" in self.banner, self.proc.stderr.read()
         self.port = int(self.banner.split("127.0.0.1:")[1].split()[0])

@@ -122,9 +122,14 @@ def decision_fact(decision: Decision, by: str | None = None) -> Fact:
 
 
 def seat_fact(seat: int, name: str | None, kind: str | None = None,
-              strategy: str | None = None) -> Fact:
-    """Seat ``seat`` is now ``name`` (a ``kind``: human, bot, builtin); ``name`` None: freed."""
-    return Fact("seat", {"seat": seat, "name": name, "kind": kind, "strategy": strategy})
+              strategy: str | None = None, *, member: int | None = None) -> Fact:
+    """Seat ``seat`` is now ``name`` (a ``kind``: human, bot, builtin); ``name`` None: freed.
+    ``member``: the server's session number of a player (whose token the table stores
+    with the seat, hashed)."""
+    payload: dict[str, Any] = {"seat": seat, "name": name, "kind": kind, "strategy": strategy}
+    if member is not None:
+        payload["member"] = member
+    return Fact("seat", payload)
 
 
 def left_fact(seat: int) -> Fact:

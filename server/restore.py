@@ -1,0 +1,141 @@
+"""A table brought back from the database after a restart (docs/SERVER.md, "Storage").
+
+The database holds each open table's settings, its seats (a player's session
+token hashed) and its facts since the last game started. ``restore_match``
+turns one ``StoredTable`` into a ``Match`` in the state a restart should give:
+
+* the game in progress rebuilt by replaying its deals and decisions through the
+  engine (``rebuild_game``); a game over and kept is "over";
+* built-in bots seated again; a player who left mid-game is played for by the
+  autopilot at once;
+* every player's seat waits for them as if their connection had just dropped
+  (the grace runs from the restart): their client reconnects with its token and
+  finds the seat (``RestoredSeat.token_hash``);
+* no deadline is stored: the decision awaited gets its full time again from the
+  restart, not what was left of it.
+
+Plain code, no trio and no I/O: the lobby makes the sessions and the actors.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .config import ConfigError, TableSettings
+from .match import Dealer, Match
+from .match_data import deal_to_data, decision_to_data, rng_to_data
+from .room import Member, SeatState
+from .storage import FactError, StoredTable, deal_from, decision_from, rebuild_game
+
+__all__ = ["RestoredSeat", "RestoreError", "restore_match", "skip_on_restore"]
+
+
+class RestoreError(ValueError):
+    """A stored table that cannot be brought back (it is logged and left out)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RestoredSeat:
+    """A player's seat waiting for its session: ``member`` is the session number the
+    lobby gives the session it makes for ``token_hash``."""
+
+    member: int
+    seat: int
+    name: str
+    kind: str  # "human" or "bot" (a bot client)
+    token_hash: str
+
+
+def skip_on_restore(stored: StoredTable) -> bool:
+    """A ``--bots`` table still waiting for its player: the server opens a new one."""
+    return bool(stored.settings.get("persistent")) and not any(
+        f.kind == "game_started" for f in stored.facts)
+
+
+def restore_match(stored: StoredTable, *, now: float, members: list[int],
+                  dealer: Dealer | None = None) -> tuple[Match, list[RestoredSeat]]:
+    """``stored`` as a ``Match`` at ``now`` (the server's clock) and its players' seats.
+    ``members``: fresh session numbers, one per player seat (taken from the front).
+    Raises ``RestoreError`` when the stored table cannot be used."""
+    try:
+        settings = TableSettings(**stored.settings["table"]).validate()
+    except (KeyError, TypeError, ConfigError) as e:
+        raise RestoreError(f"table {stored.id}: its stored settings cannot be used: {e}") from None
+    try:
+        rebuilt = rebuild_game(stored.facts)
+    except FactError as e:
+        raise RestoreError(f"table {stored.id}: {e}") from None
+    game = rebuilt.game
+    if game is not None and game.options.players != settings.seats:
+        raise RestoreError(f"table {stored.id}: its game has {game.options.players} players "
+                           f"and the table {settings.seats} seats")
+
+    seats: list[dict[str, Any] | None] = [None] * settings.seats
+    people: list[RestoredSeat] = []
+    member_data: list[dict[str, Any]] = []
+    rng = random.Random()
+    host = None
+    for s in stored.seats:
+        if not 0 <= s.seat < settings.seats:
+            raise RestoreError(f"table {stored.id}: no seat {s.seat}")
+        if s.seat in rebuilt.left and (game is None or rebuilt.kept_as is not None):
+            continue  # left during a game that is over: the seat is free
+        if s.kind == "builtin" or s.strategy is not None:
+            state = SeatState(s.seat, s.name, strategy=s.strategy or "heuristic",
+                              seed=rng.randrange(2**32))
+        elif s.seat in rebuilt.left or s.token_hash is None:
+            if game is None:
+                continue  # a waiting table: the seat is free
+            state = SeatState(s.seat, s.name, client_kind=s.kind, away_since=now, gone=True)
+        else:
+            member = members.pop(0)
+            state = SeatState(s.seat, s.name, member=member, client_kind=s.kind, away_since=now)
+            people.append(RestoredSeat(member, s.seat, s.name, s.kind, s.token_hash))
+            member_data.append(asdict(Member(member, s.name, s.kind, False, s.seat)))
+            if host is None:
+                host = s.seat
+        seats[s.seat] = asdict(state)
+
+    history: list[list[Any]] = []
+    status = "waiting"
+    backlog: list[list[Any]] = []
+    shown = [0, 0]
+    if game is not None:
+        if rebuilt.kept_as is None and any(seat is None for seat in seats):
+            raise RestoreError(f"table {stored.id}: a game in progress with a free seat")
+        for fact in stored.facts:
+            if fact.kind == "deal":
+                history.append(["deal", deal_to_data(deal_from(fact.payload))])
+            elif fact.kind == "decision":
+                history.append(["decide", decision_to_data(decision_from(fact.payload))])
+        shown = [game.round, game.turn]
+        if rebuilt.kept_as is not None:
+            status = "over"
+        else:
+            status = "playing"
+            if game.is_over:
+                # the last decision is on disk, the game not kept yet: its last event
+                # (game_over) goes out again and the game is kept then
+                backlog = [[None, False]]
+    data: dict[str, Any] = {
+        "version": 1,
+        "id": stored.id, "name": stored.name, "settings": asdict(settings),
+        "persistent": False, "autostart": bool(stored.settings.get("autostart")),
+        "room": {"seats": seats, "members": member_data, "host": host},
+        "status": status, "games_played": rebuilt.game_no or 0,
+        "rng": rng_to_data(random.Random()), "deal_rng": rng_to_data(random.Random()),
+        "history": history if game is not None else None,
+        "armed": None, "deadline": None, "armed_at": now, "warned": False,
+        "shown": shown, "chosen": [],
+        "nobody_since": now, "over_since": now if status == "over" else None,
+        "backlog": backlog, "paced_until": None, "deferred": [],
+        "started_wall": next((f.at for f in stored.facts if f.kind == "game_started"
+                              and f.at is not None), stored.created),
+    }
+    try:
+        match = Match.from_data(data, dealer=dealer)
+    except Exception as e:  # the engine refused what the facts said
+        raise RestoreError(f"table {stored.id}: cannot be rebuilt: {e}") from None
+    return match, people
