@@ -24,6 +24,7 @@ from .connection import ClientConnection
 from .config import ServerConfig
 from .limits import Admission
 from .lobby import Lobby
+from .thinking import ThinkPool
 
 __all__ = ["Server", "start_server", "run_server"]
 
@@ -49,6 +50,8 @@ class Server:
         self._all_gone = trio.Event()
         self._all_gone.set()
         self.stopping = False
+        #: the worker processes of the bots that search (started at their first turn)
+        self.thinker = ThinkPool(config.bot_workers)
 
     @property
     def lobby(self) -> Lobby:
@@ -63,6 +66,8 @@ class Server:
             self._nursery = nursery
             self._lobby = Lobby(self.config, nursery)
             self._lobby.dealer = self.dealer
+            await nursery.start(self.thinker.run)  # stopped, its workers too, with the nursery
+            self._lobby.thinker = self.thinker
             nursery.start_soon(self._lobby.feed)
             if self.config.bots:
                 self._lobby.open_bot_table()

@@ -55,6 +55,8 @@ class Lobby:
         #: chance: ``dealer(options, pending, view, rng) -> Deal``; None: shuffled deals.
         #: (A seam for tests and reproducible benchmarks.)
         self.dealer: Any = None
+        #: the worker processes searching bots think in (None: in the table's task)
+        self.thinker: Any = None
         self.limits = P.Limits(
             max_frame_size=config.max_frame_size,
             hello_timeout=config.hello_timeout,
@@ -72,7 +74,7 @@ class Lobby:
         table = Table(self, table_id, name, settings, persistent=persistent,
                       autostart=autostart, seed=seed)
         for i in range(bots):
-            table.place_bot(len(table.seats) - bots + i, "heuristic", None)
+            table.place_bot(len(table.seats) - bots + i, self.config.bot_level, None)
         self.tables[table.id] = table
         self.nursery.start_soon(table.run, name=f"table {table.id}")
         self.table_changed(table)

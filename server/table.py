@@ -9,8 +9,12 @@ sans-IO ``match.Match``; this task only moves things in and out of it:
   ``trio.move_on_at``: no polling, and never a sleep in the middle of a request;
 * each call's ``Effects`` are carried out in order: facts, then messages into
   each connection's bounded queue (``Session.send``, which never blocks), then
-  the rest; a built-in bot's ``Think`` is answered here (synchronously for
-  now) and fed back as a ``BotDecided``.
+  the rest; a built-in bot's ``Think`` is answered and fed back as a
+  ``BotDecided``: at once for the cheap strategies, and for the timed ones
+  (``nimmt.bots.TIMED``: search, mcs) by a worker process of the lobby's
+  ``ThinkPool`` (``thinking``), awaited in a task of this table's own: the
+  table, its clock and every other table go on meanwhile. A worker that fails
+  or is late gets the decision made by a cheap strategy instead.
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ from typing import Protocol
 import trio
 
 from nimmt import protocol as P
-from nimmt.bots import Strategy, make_strategy
+from nimmt.bots import TIMED, HeuristicStrategy, Strategy, make_strategy, parse_strategy
 
 from .config import TableSettings
 from .match import Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from .room import SeatState
 from .session import Session
+from .thinking import ThinkFailed, ThinkPool
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE"]
 
@@ -44,6 +49,7 @@ class LobbyHooks(Protocol):
     """What a table tells its lobby (``server.lobby.Lobby``)."""
 
     dealer: Dealer | None
+    thinker: ThinkPool | None  # None: every strategy decides in the table's task
 
     @property
     def stopping(self) -> bool: ...
@@ -71,7 +77,9 @@ class Table:
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
         self._bots: dict[tuple[int, str, int | None], Strategy] = {}
         self._thinks: deque[Think] = deque()
+        self._answers: deque[BotDecided] = deque()  # from the workers, not fed yet
         self._fallback = make_strategy(settings.fallback)
+        self._think_tasks: trio.Nursery | None = None
         self._closed = trio.Event()
 
     def __repr__(self) -> str:
@@ -138,38 +146,48 @@ class Table:
         log.info("table=%s opened: %r, %s seats, options %s", self.id, match.name,
                  len(match.seats), match.describe_options())
         try:
-            wake = match.next_wake()
-            while not match.closed:
-                item = None
-                with trio.move_on_at(wake):
-                    item = await self._inbox.receive()
-                session = item[0] if item is not None else None
-                try:
-                    while self._notices and not match.closed:
-                        self._feed(*self._notices.popleft())
-                    if item is not None and not match.closed:
-                        self._feed(*item)
-                    now = trio.current_time()
-                    if not match.closed and now >= match.next_wake():
-                        self._carry_out(match.wake(now, time.time()))
-                    await self._think()
-                    wake = match.next_wake()
-                except Exception:
-                    # A bug must not take the server (or any other table) down.
-                    log.exception("table=%s internal error", self.id)
-                    if item is not None and isinstance(item[1], Request):
-                        msg = item[1].msg
-                        assert session is not None
-                        session.send(P.Error(code=E.INTERNAL_ERROR, request=msg.TYPE,
-                                             re=msg.id, message="a bug in the server: "
-                                             "the table is closed"))
-                    self._carry_out(match.close("internal error", trio.current_time(),
-                                                time.time()))
+            async with trio.open_nursery() as self._think_tasks:
+                await self._loop()
+                self._think_tasks.cancel_scope.cancel()  # late answers are not awaited
         finally:
+            self._think_tasks = None
             if not match.closed:
                 why = "server shutdown" if self.lobby.stopping else "stopped"
                 self._carry_out(match.close(why, trio.current_time(), time.time(),
                                             notify=False))
+
+    async def _loop(self) -> None:
+        match = self.match
+        wake = match.next_wake()
+        while not match.closed:
+            item = None
+            with trio.move_on_at(wake):
+                item = await self._inbox.receive()
+            session = item[0] if item is not None else None
+            try:
+                while self._notices and not match.closed:
+                    self._feed(*self._notices.popleft())
+                while self._answers and not match.closed:
+                    self._carry_out(match.handle(self._answers.popleft(),
+                                                 trio.current_time(), time.time()))
+                if item is not None and not match.closed:
+                    self._feed(*item)
+                now = trio.current_time()
+                if not match.closed and now >= match.next_wake():
+                    self._carry_out(match.wake(now, time.time()))
+                await self._think()
+                wake = match.next_wake()
+            except Exception:
+                # A bug must not take the server (or any other table) down.
+                log.exception("table=%s internal error", self.id)
+                if item is not None and isinstance(item[1], Request):
+                    msg = item[1].msg
+                    assert session is not None
+                    session.send(P.Error(code=E.INTERNAL_ERROR, request=msg.TYPE,
+                                         re=msg.id, message="a bug in the server: "
+                                         "the table is closed"))
+                self._carry_out(match.close("internal error", trio.current_time(),
+                                            time.time()))
 
     def _feed(self, session: Session, item: Input) -> None:
         if isinstance(item, Request):
@@ -189,10 +207,35 @@ class Table:
         match = self.match
         while self._thinks and not match.closed:
             think = self._thinks.popleft()
+            spec = think.strategy if think.strategy is not None else self.match.settings.fallback
+            pool = getattr(self.lobby, "thinker", None)
+            if pool is not None and self._think_tasks is not None and _timed(spec):
+                self._think_tasks.start_soon(self._think_away, pool, think, spec)
+                continue
             decision = self._strategy(think).decide(think.view)
             self._carry_out(match.handle(BotDecided(think.seat, think.key, decision),
                                          trio.current_time(), time.time()))
             await trio.lowlevel.checkpoint()
+
+    async def _think_away(self, pool: ThinkPool, think: Think, spec: str) -> None:
+        """``think`` answered by a worker process; by the heuristic if that fails."""
+        try:
+            decision = await pool.decide(spec, think.seed, think.view, self._think_time(think))
+        except ThinkFailed as e:
+            log.warning("table=%s seat=%d: %s; the heuristic decides", self.id, think.seat, e)
+            decision = _EMERGENCY.decide(think.view)
+        self._answers.append(BotDecided(think.seat, think.key, decision))
+        try:
+            self._inbox_send.send_nowait(None)  # wake the task
+        except (trio.WouldBlock, trio.ClosedResourceError):
+            pass  # it has inputs waiting anyway (or is closed): it reads the answers first
+
+    def _think_time(self, think: Think) -> float:
+        """As long as a person would have for this decision."""
+        settings = self.match.settings
+        kind = think.key[0] if think.key else "commit"
+        return {"choice": settings.choice_time, "draft": settings.draft_time}.get(
+            kind, settings.turn_time)
 
     def _strategy(self, think: Think) -> Strategy:
         if think.strategy is None:
@@ -238,6 +281,14 @@ class Table:
 
     async def wait_closed(self) -> None:
         await self._closed.wait()
+
+
+_EMERGENCY = HeuristicStrategy()
+
+
+def _timed(spec: str) -> bool:
+    """Whether ``spec`` (a level or a strategy) thinks for a while."""
+    return parse_strategy(spec)[0] in TIMED
 
 
 def _who(session: Session) -> Who:

@@ -197,7 +197,8 @@ def test_a_network_drop_mid_game_is_resumed_on_the_real_server() -> None:
     from nimmt.client import COMMIT, LinkRestored, SendFailed, TableModel
 
     async def main_() -> None:
-        solo = SoloServer(1, extra_args=["--step-delay", "0", "--log-level", "warning"])
+        solo = SoloServer(1, extra_args=["--step-delay", "0", "--log-level", "warning",
+                                               "--bot-level", "easy"])
         await solo.start()
         proxy = CuttableProxy(solo.port)
         try:
