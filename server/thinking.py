@@ -80,6 +80,7 @@ class ThinkPool:
         self._send, self._jobs = trio.open_memory_channel[_Job](math.inf)
         self._processes: set[multiprocessing.process.BaseProcess] = set()
         self._started = False
+        self._waiting = 0  # decisions asked for and not answered yet
         self._nursery: trio.Nursery | None = None
         self._ctx = multiprocessing.get_context("spawn")  # no fork of a trio process
 
@@ -90,6 +91,11 @@ class ThinkPool:
     def processes(self) -> list[multiprocessing.process.BaseProcess]:
         """The worker processes alive now (tests check none is left)."""
         return [p for p in self._processes if p.is_alive()]
+
+    @property
+    def busy(self) -> int:
+        """Decisions asked for and not answered yet (queued or being thought)."""
+        return self._waiting
 
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Own the workers until cancelled; then stop them and wait for them."""
@@ -114,8 +120,12 @@ class ThinkPool:
                 self._nursery.start_soon(self._worker, n, name=f"think worker {n}")
         job = _Job(spec, seed, view, trio.current_time() + timeout)
         self._send.send_nowait(job)
-        with trio.move_on_at(job.deadline + 0.05):  # the worker task fails it on time
-            await job.done.wait()
+        self._waiting += 1
+        try:
+            with trio.move_on_at(job.deadline + 0.05):  # the worker task fails it on time
+                await job.done.wait()
+        finally:
+            self._waiting -= 1
         if not job.done.is_set():
             job.abandoned = True  # still waiting for a worker: dropped when taken
             raise ThinkFailed(f"no worker was free within {timeout:g} s")
