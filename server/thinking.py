@@ -124,6 +124,9 @@ class ThinkPool:
         try:
             with trio.move_on_at(job.deadline + 0.05):  # the worker task fails it on time
                 await job.done.wait()
+        except BaseException:  # cancelled (the table closed): nobody wants the answer
+            job.abandoned = True
+            raise
         finally:
             self._waiting -= 1
         if not job.done.is_set():

@@ -53,8 +53,9 @@ async def test_search_bots_think_while_another_table_plays_on_time() -> None:
             slowest = max(slowest, trio.current_time() - t0)
             await trio.sleep(0.02)
         revealed_after = trio.current_time() - started
-        assert revealed_after < 0.3 + 0.25, revealed_after  # Bob's table kept its clock
-        assert slowest < 0.1, slowest  # and answered its people at once
+        # (bounds well under one bot's 600 ms, with room for a busy machine)
+        assert revealed_after < 0.3 + 0.3, revealed_after  # Bob's table kept its clock
+        assert slowest < 0.2, slowest  # and answered its people at once
         assert server.thinker.busy > 0  # while the bots were still thinking
         thinking = [p.pid for p in server.thinker.processes]
         assert thinking, "the search ran in worker processes"
