@@ -13,7 +13,11 @@ few worker processes and await the answer without blocking the event loop:
   and the job fails (``ThinkFailed``): the table decides with a cheap strategy
   instead; nothing waits on a wedged worker;
 * the workers start on the first job (a server whose bots never search starts
-  none) and are stopped, and waited for, when ``run`` ends (server shutdown).
+  none) and are stopped, and waited for, when ``run`` ends (server shutdown);
+* a worker is ``python -m nimmt.server.think_worker FD``, talking over a socket pair:
+  a plain new interpreter, not a fork of the server (trio and its threads stay
+  behind) nor multiprocessing's spawn (which re-runs the main script of whatever
+  program embeds the server). A worker whose server dies reads end-of-file and ends.
 
 Only the seat's ``View`` crosses to the worker (it pickles): what the bot may know.
 """
@@ -22,27 +26,22 @@ from __future__ import annotations
 
 import logging
 import math
-import multiprocessing
 import os
-import signal
-from collections import OrderedDict
+import socket
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
 import trio
 
-from nimmt.bots import Strategy, make_strategy
 from nimmt.engine import Decision, View
 
 __all__ = ["ThinkPool", "ThinkFailed", "default_workers"]
 
 log = logging.getLogger("nimmt.server")
 
-#: how much lower the workers' priority is than the server's (``nice``)
-WORKER_NICENESS = 10
-#: strategies a worker keeps between decisions (each bot's own, by spec and seed)
-_KEPT = 256
 
 
 class ThinkFailed(Exception):
@@ -78,19 +77,18 @@ class ThinkPool:
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers or default_workers()
         self._send, self._jobs = trio.open_memory_channel[_Job](math.inf)
-        self._processes: set[multiprocessing.process.BaseProcess] = set()
+        self._processes: set[subprocess.Popen[bytes]] = set()
         self._started = False
         self._waiting = 0  # decisions asked for and not answered yet
         self._nursery: trio.Nursery | None = None
-        self._ctx = multiprocessing.get_context("spawn")  # no fork of a trio process
 
     def __repr__(self) -> str:
         return f"<ThinkPool {self.workers} workers, {len(self._processes)} running>"
 
     @property
-    def processes(self) -> list[multiprocessing.process.BaseProcess]:
+    def processes(self) -> list[subprocess.Popen[bytes]]:
         """The worker processes alive now (tests check none is left)."""
-        return [p for p in self._processes if p.is_alive()]
+        return [p for p in self._processes if p.poll() is None]
 
     @property
     def busy(self) -> int:
@@ -138,24 +136,29 @@ class ThinkPool:
         return job.result
 
     # ------------------------------------------------------------------ workers
-    def _spawn(self) -> tuple[multiprocessing.process.BaseProcess, Connection]:
-        mine, theirs = self._ctx.Pipe()
-        process = self._ctx.Process(target=_serve, args=(theirs,), daemon=True,
-                                    name="nimmt-think")
-        process.start()
-        theirs.close()
+    def _spawn(self) -> tuple[subprocess.Popen[bytes], Connection]:
+        mine, theirs = socket.socketpair()
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "nimmt.server.think_worker", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        finally:
+            theirs.close()
         self._processes.add(process)
-        return process, mine
+        return process, Connection(mine.detach())
 
-    def _kill(self, process: multiprocessing.process.BaseProcess, conn: Connection) -> None:
+    def _kill(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
         conn.close()
-        if process.is_alive():
+        if process.poll() is None:
             process.kill()
-        process.join(1.0)
+        try:
+            process.wait(1.0)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a kill takes microseconds
+            log.warning("think worker pid %s did not end", process.pid)
         self._processes.discard(process)
 
     async def _worker(self, n: int) -> None:
-        process: multiprocessing.process.BaseProcess | None = None
+        process: subprocess.Popen[bytes] | None = None
         conn: Connection | None = None
         try:
             async for job in self._jobs:
@@ -164,7 +167,7 @@ class ThinkPool:
                         job.error = "no worker was free in time"
                         job.done.set()
                     continue
-                if process is None or conn is None or not process.is_alive():
+                if process is None or conn is None or process.poll() is not None:
                     if process is not None and conn is not None:
                         self._kill(process, conn)
                     process, conn = self._spawn()
@@ -201,37 +204,11 @@ class ThinkPool:
 
     def _stop_all(self) -> None:
         for process in list(self._processes):
-            if process.is_alive():
+            if process.poll() is None:
                 process.kill()
         for process in list(self._processes):
-            process.join(2.0)
+            try:
+                process.wait(2.0)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                log.warning("think worker pid %s did not end", process.pid)
         self._processes.clear()
-
-
-def _serve(conn: Connection) -> None:
-    """A worker process: decide every view it is sent until its pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
-    try:
-        os.nice(WORKER_NICENESS)
-    except (AttributeError, OSError):  # pragma: no cover - not allowed here
-        pass
-    kept: OrderedDict[tuple[str, int | None], Strategy] = OrderedDict()
-    while True:
-        try:
-            spec, seed, view = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
-            return
-        try:
-            strategy = kept.get((spec, seed))
-            if strategy is None:
-                strategy = kept[(spec, seed)] = make_strategy(spec, seed)
-                if len(kept) > _KEPT:
-                    kept.popitem(last=False)
-            kept.move_to_end((spec, seed))
-            reply: tuple[str, Any] = ("ok", strategy.decide(view))
-        except Exception as e:  # a strategy's bug: the server decides another way
-            reply = ("error", repr(e))
-        try:
-            conn.send(reply)
-        except (OSError, ValueError):
-            return
