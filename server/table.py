@@ -142,52 +142,51 @@ class Table:
     # ------------------------------------------------------------------ the task
     async def run(self) -> None:
         """The table's actor: inputs and timers, until the table is closed."""
+        async with trio.open_nursery() as self._think_tasks:  # the bots thinking away
+            await self._run()
+            self._think_tasks.cancel_scope.cancel()  # late answers are not awaited
+        self._think_tasks = None
+
+    async def _run(self) -> None:
         match = self.match
         log.info("table=%s opened: %r, %s seats, options %s", self.id, match.name,
                  len(match.seats), match.describe_options())
         try:
-            async with trio.open_nursery() as self._think_tasks:
-                await self._loop()
-                self._think_tasks.cancel_scope.cancel()  # late answers are not awaited
+            wake = match.next_wake()
+            while not match.closed:
+                item = None
+                with trio.move_on_at(wake):
+                    item = await self._inbox.receive()
+                session = item[0] if item is not None else None
+                try:
+                    while self._notices and not match.closed:
+                        self._feed(*self._notices.popleft())
+                    while self._answers and not match.closed:
+                        self._carry_out(match.handle(self._answers.popleft(),
+                                                     trio.current_time(), time.time()))
+                    if item is not None and not match.closed:
+                        self._feed(*item)
+                    now = trio.current_time()
+                    if not match.closed and now >= match.next_wake():
+                        self._carry_out(match.wake(now, time.time()))
+                    await self._think()
+                    wake = match.next_wake()
+                except Exception:
+                    # A bug must not take the server (or any other table) down.
+                    log.exception("table=%s internal error", self.id)
+                    if item is not None and isinstance(item[1], Request):
+                        msg = item[1].msg
+                        assert session is not None
+                        session.send(P.Error(code=E.INTERNAL_ERROR, request=msg.TYPE,
+                                             re=msg.id, message="a bug in the server: "
+                                             "the table is closed"))
+                    self._carry_out(match.close("internal error", trio.current_time(),
+                                                time.time()))
         finally:
-            self._think_tasks = None
             if not match.closed:
                 why = "server shutdown" if self.lobby.stopping else "stopped"
                 self._carry_out(match.close(why, trio.current_time(), time.time(),
                                             notify=False))
-
-    async def _loop(self) -> None:
-        match = self.match
-        wake = match.next_wake()
-        while not match.closed:
-            item = None
-            with trio.move_on_at(wake):
-                item = await self._inbox.receive()
-            session = item[0] if item is not None else None
-            try:
-                while self._notices and not match.closed:
-                    self._feed(*self._notices.popleft())
-                while self._answers and not match.closed:
-                    self._carry_out(match.handle(self._answers.popleft(),
-                                                 trio.current_time(), time.time()))
-                if item is not None and not match.closed:
-                    self._feed(*item)
-                now = trio.current_time()
-                if not match.closed and now >= match.next_wake():
-                    self._carry_out(match.wake(now, time.time()))
-                await self._think()
-                wake = match.next_wake()
-            except Exception:
-                # A bug must not take the server (or any other table) down.
-                log.exception("table=%s internal error", self.id)
-                if item is not None and isinstance(item[1], Request):
-                    msg = item[1].msg
-                    assert session is not None
-                    session.send(P.Error(code=E.INTERNAL_ERROR, request=msg.TYPE,
-                                         re=msg.id, message="a bug in the server: "
-                                         "the table is closed"))
-                self._carry_out(match.close("internal error", trio.current_time(),
-                                            time.time()))
 
     def _feed(self, session: Session, item: Input) -> None:
         if isinstance(item, Request):
