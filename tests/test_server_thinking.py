@@ -157,3 +157,21 @@ async def test_the_pool_decides_like_the_strategy_and_reports_failures() -> None
         assert await pool.decide("random", 2, view, timeout=10.0) in game.legal_decisions(0)
         nursery.cancel_scope.cancel()
     assert pool.processes == []
+
+
+def test_bot_level_on_the_command_line() -> None:
+    from nimmt.server.cli import config_from_args, parse_args
+    from nimmt.server.config import ConfigError
+
+    config = config_from_args(parse_args(["--bots", "2", "--bot-level", "easy",
+                                          "--bot-workers", "1"]))
+    assert (config.bot_level, config.bot_workers) == ("easy", 1)
+    assert config_from_args(parse_args([])).bot_level == "hard"  # the default
+    assert config_from_args(parse_args(["--bot-level", "search:ms=50"])).bot_level \
+        == "search:ms=50"
+    try:
+        config_from_args(parse_args(["--bot-level", "godlike"]))
+    except ConfigError as e:
+        assert "bot_level" in str(e) and "easy, normal, hard" in str(e)
+    else:
+        raise AssertionError("an unknown level must be refused")
