@@ -88,7 +88,7 @@ ERROR_HINTS: Final[dict[str, str]] = {
     "no_such_seat": "There is no such seat (or no bot in it).",
     "not_allowed": "You cannot do that from where you are.",
     "rate_limited": "Slow down a little.",
-    "unknown_strategy": "Choose another bot strategy.",
+    "unknown_strategy": "Choose a bot level: easy, normal or hard (b at the table).",
     "bad_token": "The server no longer knows your earlier session: you start a new one.",
     "unexpected_message": "That is not possible at this moment.",
 }
