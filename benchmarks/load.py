@@ -4,6 +4,8 @@
     python benchmarks/load.py --tables 250 --think 0.5:1.5 --duration 60
     # saturation: bots that answer at once
     python benchmarks/load.py --tables 50 --think 0 --duration 30 [--profile]
+    # searching built-in bots at some tables, people (bot clients) at the others
+    python benchmarks/load.py --tables 100 --search-tables 4 --duration 60
 
 The script starts `python -m nimmt.server` on 127.0.0.1 (a free port), then
 `--processes` worker processes, each playing its share of the tables over
@@ -22,6 +24,12 @@ with one built-in bot, and once the game is on writes the 36-byte `commit` frame
 the issue `--flood-frames` times (200,000: 7.2 MB) in one go; when the server
 closes it (`rate_limited`) it resumes its session at once and floods again, until
 the end. Compare the bot tables' latency with and without them.
+
+`--search-tables N` adds N tables where one client plays against three of the
+server's built-in bots of `--search-level` (default hard: `search`, 100 ms a
+decision), which think in the server's worker processes; that client commits at
+once, so those bots think without a pause. The figures above are the people's
+tables only; the bots' tables report their turns per second apart.
 
 `--profile` runs the server under cProfile and prints where its time went.
 `--db off` runs the server with `--db :memory:` (nothing stored); by default it
@@ -46,7 +54,6 @@ from dataclasses import dataclass, field
 import trio
 
 from nimmt.protocol import (
-    AddBot,
     CONNECTION_CLOSED,
     NEED_DATA,
     ChooseRow,
@@ -64,6 +71,7 @@ from nimmt.protocol import (
     Revealed,
     Role,
     RowChoiceRequest,
+    AddBot,
     Seated,
     Start,
     TableOptions,
@@ -236,18 +244,66 @@ async def play_table(index: int, port: int, think: tuple[float, float], stats: S
         await bot.stream.aclose()
 
 
+async def play_search_table(index: int, port: int, level: str, stats: Stats, stop_at: float,
+                            seed: int) -> None:
+    """One client and three built-in bots of ``level``: the client commits at once."""
+    rng = random.Random(seed)
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    bot = Bot(stream, f"s{index}", (0.0, 0.0), rng)
+    await bot.send(Hello(protocol=1, name=bot.name, kind="bot"))
+    await bot.expect(Welcome)
+    options = TableOptions(seats=SEATS, step_delay=0.0, turn_time=30.0, choice_time=30.0,
+                           draft_time=30.0)
+    await bot.send(CreateTable(options=options, name=f"search {index}"))
+    await bot.expect(Seated)
+    for _ in range(SEATS - 1):
+        await bot.send(AddBot(strategy=level))
+    await bot.send(Start())
+    with trio.move_on_at(trio.current_time() + (stop_at - time.perf_counter())):
+        while True:
+            message = await bot.receive()
+            if isinstance(message, HandDealt):
+                bot.hand = set(message.cards)
+            elif isinstance(message, TurnStarted):
+                await bot.send(Commit(round=message.round, turn=message.turn,
+                                      card=rng.choice(sorted(bot.hand))))
+            elif isinstance(message, Revealed):
+                for _seat, card in message.plays:
+                    bot.hand.discard(card)
+                if stats.measure_from <= time.perf_counter() <= stats.measure_to:
+                    stats.turns += 1
+            elif isinstance(message, RowChoiceRequest):
+                await bot.send(ChooseRow(round=message.round, turn=message.turn,
+                                         row=message.rows[0]))
+            elif isinstance(message, TieChoiceRequest):
+                await bot.send(ChooseTie(round=message.round, turn=message.turn,
+                                         place=message.places[0]))
+            elif isinstance(message, GameOver):
+                stats.games += 1
+                await bot.send(Start())
+            elif isinstance(message, Ping):
+                await bot.send(Pong(nonce=message.nonce))
+            elif isinstance(message, Error) and message.code != "already_started":
+                stats.errors[message.code] = stats.errors.get(message.code, 0) + 1
+    await stream.aclose()
+
+
 async def worker_main(args: argparse.Namespace) -> dict[str, object]:
     low, high = args.think
     begin = time.perf_counter()
     stats = Stats(measure_from=begin + args.warmup, measure_to=begin + args.warmup + args.duration)
     stop_at = stats.measure_to
+    search = Stats(measure_from=stats.measure_from, measure_to=stats.measure_to)
     async with trio.open_nursery() as nursery:
+        for i in range(args.search_tables):
+            nursery.start_soon(play_search_table, args.first_table + i, args.port,
+                               args.search_level, search, stop_at, args.seed * 100_000 + 50_000 + i)
         for i in range(args.tables):
             nursery.start_soon(play_table, args.first_table + i, args.port, (low, high), stats,
                                stop_at, args.seed * 100_000 + i)
             await trio.sleep(0.01)  # do not open every connection in the same instant
     return {"turns": stats.turns, "latencies": stats.latencies, "errors": stats.errors,
-            "games": stats.games}
+            "games": stats.games, "search_turns": search.turns, "search_errors": search.errors}
 
 
 # ----------------------------------------------------------------------------- flooders
@@ -272,7 +328,7 @@ async def flood_seat(index: int, port: int, frames: int, stop_at: float,
             if not welcome.resumed:  # type: ignore[attr-defined]
                 await bot.send(CreateTable(options=TableOptions(seats=2, step_delay=0.0)))
                 await bot.expect(Seated)
-                await bot.send(AddBot())
+                await bot.send(AddBot(strategy="easy"))
                 await bot.send(Start())
                 await bot.expect(TurnStarted)
             try:
@@ -373,9 +429,14 @@ def parent_main(args: argparse.Namespace) -> None:
         wait_for_port(port)
         per_worker = [args.tables // args.processes + (1 if i < args.tables % args.processes else 0)
                       for i in range(args.processes)]
+        per_worker_search = [args.search_tables // args.processes
+                             + (1 if i < args.search_tables % args.processes else 0)
+                             for i in range(args.processes)]
         first = 0
         for i, count in enumerate(per_worker):
             cmd = [sys.executable, __file__, "--worker", "--port", str(port), "--tables", str(count),
+                   "--search-tables", str(per_worker_search[i]), "--search-level",
+                   args.search_level,
                    "--first-table", str(first), "--think", f"{args.think[0]}:{args.think[1]}",
                    "--duration", str(args.duration), "--warmup", str(args.warmup), "--seed", str(i)]
             workers.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True))
@@ -420,6 +481,16 @@ def parent_main(args: argparse.Namespace) -> None:
     print(f"tables {args.tables} ({args.tables * SEATS} bot connections), think {args.think[0]}-"
           f"{args.think[1]} s, {args.processes} worker processes, measured {args.duration} s, "
           f"database {'off' if db == ':memory:' else 'on (' + db + ')'}")
+    if args.search_tables:
+        search_turns = sum(r["search_turns"] for r in results)
+        search_errors: dict[str, int] = {}
+        for r in results:
+            for code, count in r["search_errors"].items():
+                search_errors[code] = search_errors.get(code, 0) + count
+        print(f"search tables      {args.search_tables} (1 client + {SEATS - 1} "
+              f"{args.search_level} bots each): {search_turns / args.duration:.2f} turns/s"
+              + (f", errors {search_errors}" if search_errors else ""))
+        print("the figures below are the people's tables only")
     print(f"turns/s            {turns / args.duration:,.1f}   ({turns} turns, "
           f"{sum(r['games'] for r in results)} games finished)")
     if latencies:
@@ -466,6 +537,10 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds measured")
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
     parser.add_argument("--processes", type=int, default=2, help="worker processes for the bots")
+    parser.add_argument("--search-tables", type=int, default=0,
+                        help="tables of one client and three built-in bots of --search-level")
+    parser.add_argument("--search-level", default="hard",
+                        help="the built-in bots' level at the search tables (default hard)")
     parser.add_argument("--profile", action="store_true", help="profile the server (cProfile)")
     parser.add_argument("--flooders", type=int, default=0,
                         help="attackers flooding their own tables with commits (issue 8)")

@@ -16,11 +16,15 @@ from .basic import HeuristicStrategy, RandomStrategy, Strategy
 from .mcs import MonteCarloStrategy
 from .search import SearchStrategy
 from .strategies import (
+    DEFAULT_LEVEL,
+    LEVELS,
     STRATEGIES,
+    TIMED,
     BadParameter,
     StrategyError,
     UnknownParameter,
     UnknownStrategy,
+    level_spec,
     make_strategy,
     parse_strategy,
 )
@@ -32,6 +36,10 @@ __all__ = [
     "MonteCarloStrategy",
     "SearchStrategy",
     "STRATEGIES",
+    "LEVELS",
+    "DEFAULT_LEVEL",
+    "TIMED",
+    "level_spec",
     "make_strategy",
     "parse_strategy",
     "StrategyError",

@@ -15,6 +15,12 @@ nimmt.bots.strategies.UnknownParameter: search has no parameter 'budget': it tak
 Traceback (most recent call last):
 ...
 nimmt.bots.strategies.BadParameter: search:ms must be a number, not 'fast'
+
+A level, the name a person chooses a bot by, stands for a strategy with its
+parameters (``LEVELS``): ``make_strategy("hard")`` is ``make_strategy("search:ms=100")``.
+
+>>> parse_strategy("normal")
+('search', {'ms': 30.0})
 """
 
 from __future__ import annotations
@@ -35,6 +41,10 @@ __all__ = [
     "BadParameter",
     "StrategyInfo",
     "STRATEGIES",
+    "LEVELS",
+    "DEFAULT_LEVEL",
+    "TIMED",
+    "level_spec",
     "make_strategy",
     "parse_strategy",
 ]
@@ -94,14 +104,42 @@ STRATEGIES: dict[str, StrategyInfo] = {
 }
 
 
+#: The levels a person chooses a bot by, weakest first: each a strategy spec.
+#: The budgets keep a table of nine searching bots pleasant on a 2-core machine
+#: (they think in parallel in the server's worker processes; docs/BOTS.md).
+LEVELS: dict[str, str] = {
+    "easy": "heuristic",
+    "normal": "search:ms=30",
+    "hard": "search:ms=100",
+}
+#: The level of a bot nobody chose a level for: the strongest that keeps the game pleasant.
+DEFAULT_LEVEL = "hard"
+#: Strategies that think for a while (the server runs them in worker processes);
+#: the others decide in microseconds.
+TIMED = frozenset({"search", "mcs"})
+
+
+def level_spec(name: str) -> str:
+    """The strategy spec a level stands for; any other name unchanged.
+
+    >>> level_spec("easy"), level_spec("mcs:samples=50")
+    ('heuristic', 'mcs:samples=50')
+    """
+    return LEVELS.get(name.strip(), name) if isinstance(name, str) else name
+
+
 def parse_strategy(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"search:ms=20,seed=3"`` -> ``("search", {"ms": 20.0, "seed": 3})``."""
+    """``"search:ms=20,seed=3"`` -> ``("search", {"ms": 20.0, "seed": 3})``; a level
+    (``"hard"``) is read as the spec it stands for."""
     if not isinstance(spec, str):
         raise UnknownStrategy(f"a strategy is named by a string, not {spec!r}")
-    name, _, rest = spec.strip().partition(":")
+    name, _, rest = level_spec(spec).strip().partition(":")
     info = STRATEGIES.get(name)
     if info is None:
-        raise UnknownStrategy(f"no strategy {name!r}: choose one of {', '.join(sorted(STRATEGIES))}")
+        raise UnknownStrategy(
+            f"no strategy {name!r}: choose a level ({', '.join(LEVELS)}) or a strategy "
+            f"({', '.join(sorted(STRATEGIES))})"
+        )
     accepted = {**info.parameters, "seed": _whole}
     values: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):

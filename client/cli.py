@@ -4,6 +4,7 @@
     nimmt-client 192.168.1.20          # a server on the LAN, port 6066
     nimmt-client 192.168.1.20:7000 --name Ann --join t3
     nimmt-client --solo 3              # a private server with 3 bots, for you alone
+    nimmt-client --solo 3 --level easy # ... with bots that are easy to beat
 
 Problems (no server, wrong version, ...) print one line and exit with code 1.
 """
@@ -21,6 +22,7 @@ from typing import TypeVar
 from nimmt.protocol import Welcome
 
 from .net import DEFAULT_PORT, ClientError, connect, format_address, parse_address
+from .words import BOT_LEVELS, DEFAULT_BOT_LEVEL
 
 __all__ = ["main", "parse_args", "parse_address", "default_name"]
 
@@ -70,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--solo", type=_bots, nargs="?", const=3, metavar="N",
                    help="play alone against N bots (default 3) on a private server "
                    "started for you")
+    p.add_argument("--level", choices=BOT_LEVELS, default=DEFAULT_BOT_LEVEL,
+                   help="the bots' level: easy, normal or hard (default hard): the --solo "
+                   "bots, and the bots you add at a table")
     p.add_argument("--spectator", action="store_true",
                    help="connect as a spectator: watch only, never take a seat")
     p.add_argument("--state-dir", metavar="DIR", default=None,
@@ -135,10 +140,10 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     on_welcome = None
     try:
         if args.solo:
-            solo = SoloServer(args.solo)
+            solo = SoloServer(args.solo, level=args.level)
             await solo.start()
             conn = await solo.connect(args.name, kind)
-            plan = StartPlan(solo=True)
+            plan = StartPlan(solo=True, bot_level=args.level)
         else:
             saved = None if args.new_session or args.spectator else \
                 store.load(args.host, args.port, args.name)
@@ -149,7 +154,8 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
             resumed = conn.welcome is not None and conn.welcome.resumed
             plan = StartPlan(join=None if resumed else args.join,
                              watch=None if resumed else args.watch,
-                             resumed=resumed, had_session=saved is not None)
+                             resumed=resumed, had_session=saved is not None,
+                             bot_level=args.level)
 
             def on_welcome(welcome: Welcome) -> None:
                 if not args.spectator:

@@ -65,9 +65,11 @@ class SoloServer:
     until it listens); ``await stop()`` ends it. ``log_path`` has its output.
     """
 
-    def __init__(self, bots: int = 3, *, extra_args: Sequence[str] = (),
+    def __init__(self, bots: int = 3, *, level: str | None = None,
+                 extra_args: Sequence[str] = (),
                  python: str = sys.executable, startup_timeout: float = 20.0) -> None:
         self.bots = bots
+        self.level = level  # the bots' level (None: the server's default)
         self.extra_args = tuple(extra_args)
         self.python = python
         self.startup_timeout = startup_timeout
@@ -84,7 +86,7 @@ class SoloServer:
         # back, and two solo games at once must not fight over one database file
         return [self.python, "-m", "nimmt.server", "--host", self.host, "--port",
                 str(self.port), "--bots", str(self.bots), "--db", ":memory:",
-                *self.extra_args]
+                *(("--bot-level", self.level) if self.level else ()), *self.extra_args]
 
     async def start(self) -> int:
         """Launch the server; returns its port (it may not listen yet: use :meth:`connect`)."""

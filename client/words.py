@@ -17,7 +17,18 @@ from typing import Final
 from nimmt.protocol import Place
 
 __all__ = ["Words", "cards_text", "rows_text", "place_text", "error_hint", "ERROR_HINTS",
-           "deadline_warning_text", "code_words", "CODE_WORDS"]
+           "deadline_warning_text", "code_words", "CODE_WORDS", "BOT_LEVELS",
+           "DEFAULT_BOT_LEVEL", "LEVEL_WORDS"]
+
+#: The levels of the server's built-in bots, weakest first (protocol strings: add_bot's
+#: ``strategy``, ``nimmt-server --bot-level``; docs/PROTOCOL.md).
+BOT_LEVELS: Final = ("easy", "normal", "hard")
+DEFAULT_BOT_LEVEL: Final = "hard"
+LEVEL_WORDS: Final[dict[str, str]] = {
+    "easy": "easy: plays the card least likely to take a row now",
+    "normal": "normal: thinks ahead, 30 ms a card",
+    "hard": "hard: thinks ahead, 100 ms a card",
+}
 
 #: Error codes in words, for when there is no message from the server to show.
 CODE_WORDS: Final[dict[str, str]] = {
@@ -77,7 +88,7 @@ ERROR_HINTS: Final[dict[str, str]] = {
     "no_such_seat": "There is no such seat (or no bot in it).",
     "not_allowed": "You cannot do that from where you are.",
     "rate_limited": "Slow down a little.",
-    "unknown_strategy": "Choose another bot strategy.",
+    "unknown_strategy": "Choose a bot level: easy, normal or hard (b at the table).",
     "bad_token": "The server no longer knows your earlier session: you start a new one.",
     "unexpected_message": "That is not possible at this moment.",
 }

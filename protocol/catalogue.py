@@ -190,7 +190,7 @@ def session_script() -> list[tuple[str, Any, str]]:
     deadline = 1767225630.0
     seats1 = (SeatInfo(name="Ann", kind="bot", connected=True, total=0, penalties=0), None)
     seats2 = (seats1[0], SeatInfo(name="Bot-1", kind="bot", connected=True, total=0,
-                                  penalties=0, strategy="heuristic"))
+                                  penalties=0, strategy="easy"))
     opts = TableOptions(seats=2, step_delay=0.0)
     table1 = TableInfo(table_id="kqzd1", name="Ann's table", options=opts, seats=seats1, host=0,
                        status="waiting", spectators=0)
@@ -206,7 +206,9 @@ def session_script() -> list[tuple[str, Any, str]]:
          "state: seated; Ann is host; no name was asked for: the server named the table"),
         ("server", TableUpdated(table=table1),
          "everyone at a table hears of each of its changes, Ann's own arrival included"),
-        ("client", {"type": "add_bot"}, "no id: the reply has no re"),
+        ("client", {"type": "add_bot", "strategy": "easy"},
+         'no id: the reply has no re; "easy": a bot that decides at once (the default, '
+         '"hard", thinks 100 ms)'),
         ("server", TableUpdated(table=table2), ""),
         ("client", {"type": "start"}, "start has no reply of its own: the game starts"),
         ("server", RoundStarted(round=1), "state: playing"),

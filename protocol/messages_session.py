@@ -247,7 +247,8 @@ class Leave(Message):
 class AddBot(Message):
     """Host only: seat a built-in bot (answered with table_updated)."""
 
-    strategy: str = F(STRATEGY, "built-in strategy name", default="heuristic")
+    strategy: str = F(STRATEGY, 'a level ("easy", "normal", "hard") or a strategy name '
+                      '("heuristic", "random", "search", "mcs")', default="hard")
     seat: int | None = F(Optional(SEAT), "seat, nil for the first free one", default=None)
     name: str | None = F(Optional(NAME), "bot name, nil for a generated one", default=None)
 

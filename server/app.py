@@ -25,6 +25,7 @@ from .config import ServerConfig
 from .limits import Admission
 from .lobby import Lobby
 from .storage import MEMORY, AsyncStore
+from .thinking import ThinkPool
 
 __all__ = ["Server", "start_server", "run_server"]
 
@@ -54,6 +55,8 @@ class Server:
         self._all_gone = trio.Event()
         self._all_gone.set()
         self.stopping = False
+        #: the worker processes of the bots that search (started at their first turn)
+        self.thinker = ThinkPool(config.bot_workers)
 
     @property
     def lobby(self) -> Lobby:
@@ -68,6 +71,8 @@ class Server:
             self._nursery = nursery
             self._lobby = Lobby(self.config, nursery)
             self._lobby.dealer = self.dealer
+            await nursery.start(self.thinker.run)  # stopped, its workers too, with the nursery
+            self._lobby.thinker = self.thinker
             if self.store is not None:
                 self._lobby.store = self.store
                 self.store.on_health = self._lobby.storage_health

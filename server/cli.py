@@ -2,6 +2,7 @@
 
     nimmt-server                      # all interfaces, port 6066
     nimmt-server --bots 3             # a table of 3 bots waits for you
+    nimmt-server --bots 3 --bot-level easy
     nimmt-server --config party.toml --port 7000
 
 Flags override the config file, which overrides the defaults (docs/SERVER.md).
@@ -63,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--log-level", choices=LOG_LEVELS, help="log detail (default info)")
     p.add_argument("--bots", type=int, metavar="N",
                    help="open a table with N built-in bots waiting for one human (1-9)")
+    p.add_argument("--bot-level", metavar="LEVEL",
+                   help="the --bots table's bots: easy, normal or hard (default hard), or a "
+                   "strategy such as search:ms=50")
+    p.add_argument("--bot-workers", type=int, metavar="N",
+                   help="processes that run searching bots (default 0: one per core)")
     p.add_argument("--max-connections", type=int, metavar="N", help="default 2000")
     p.add_argument("--db", metavar="PATH", help="the database of tables and finished games "
                    "(default: ~/.local/share/nimmt/nimmt.db; :memory: keeps nothing)")
@@ -83,7 +89,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     """Defaults, then the config file, then the flags; validated."""
     config = load_config(args.config) if args.config else ServerConfig()
     top: dict[str, Any] = {}
-    for name in ("host", "port", "log_level", "bots", "max_connections", "db"):
+    for name in ("host", "port", "log_level", "bots", "bot_level", "bot_workers",
+                 "max_connections", "db"):
         value = getattr(args, name)
         if value is not None:
             top[name] = value

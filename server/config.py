@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.bots import STRATEGIES
+from nimmt.bots import DEFAULT_LEVEL, LEVELS, STRATEGIES, StrategyError, parse_strategy
 from nimmt.engine import InvalidOptions, Options
 
 __all__ = [
@@ -154,6 +154,8 @@ class ServerConfig:
     port: int = DEFAULT_PORT
     log_level: str = "info"
     bots: int = 0  # >0: keep a table with this many bots open, waiting for one human
+    bot_level: str = DEFAULT_LEVEL  # the --bots table's bots: a level or a strategy spec
+    bot_workers: int = 0  # processes that run searching bots; 0: one per core
     max_connections: int = 2000
     max_tables: int = 500
     # --- one client's share (docs/SERVER.md, "Limits") ------------------------------------
@@ -187,6 +189,12 @@ class ServerConfig:
             raise ConfigError(f"bots must be 1 to 9 (one seat stays for you), not {self.bots!r}")
         if self.bots < 0:
             raise ConfigError("bots must not be negative")
+        try:
+            parse_strategy(self.bot_level)
+        except StrategyError as e:
+            raise ConfigError(f"bot_level: {e} (levels: {', '.join(LEVELS)})") from None
+        if not 0 <= self.bot_workers <= 256:
+            raise ConfigError(f"bot_workers must be 0 (one per core) to 256, not {self.bot_workers!r}")
         for name in ("max_connections", "max_tables", "send_queue", "chat_max",
                      "max_per_address", "max_unwelcomed", "max_unwelcomed_per_address",
                      "tables_per_session", "tables_per_address"):

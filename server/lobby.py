@@ -62,6 +62,8 @@ class Lobby:
         self.store: AsyncStore | None = None
         #: sessions of restored seats, by their token's hash, until their client says hello
         self._restored: dict[str, Session] = {}
+        #: the worker processes searching bots think in (None: in the table's task)
+        self.thinker: Any = None
         self.limits = P.Limits(
             max_frame_size=config.max_frame_size,
             hello_timeout=config.hello_timeout,
@@ -84,7 +86,7 @@ class Lobby:
                       max_spectators=self.config.max_spectators,
                       spectator_grace=self.config.reconnect_grace)
         for i in range(bots):
-            table.place_bot(len(table.seats) - bots + i, "heuristic", None)
+            table.place_bot(len(table.seats) - bots + i, self.config.bot_level, None)
         self.tables[table.id] = table
         self.nursery.start_soon(table.run, name=f"table {table.id}")
         self.table_changed(table)

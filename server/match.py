@@ -27,7 +27,7 @@ from dataclasses import asdict
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.bots import STRATEGIES
+from nimmt.bots import DEFAULT_LEVEL, StrategyError, parse_strategy
 from nimmt.engine import (
     AwaitingCommits,
     AwaitingDeal,
@@ -518,11 +518,11 @@ class Match:
     def _add_bot(self, who: Who, msg: P.AddBot) -> None:
         if not self._check_host(who, msg):
             return
-        strategy = msg.strategy or "heuristic"
-        if strategy not in STRATEGIES:
-            self._refuse(who, msg, E.UNKNOWN_STRATEGY,
-                         f"no strategy {strategy!r}: choose one of {sorted(STRATEGIES)}",
-                         "strategy")
+        strategy = msg.strategy or DEFAULT_LEVEL
+        try:
+            parse_strategy(strategy)  # a level or a bare strategy name (the wire allows no ":")
+        except StrategyError as e:
+            self._refuse(who, msg, E.UNKNOWN_STRATEGY, str(e), "strategy")
             return
         index = self._seat_for(who, msg)
         if index is None:

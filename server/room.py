@@ -130,7 +130,9 @@ class Room:
                 name=seat.name, kind=self.seat_kind(seat), connected=self.seat_connected(seat),
                 total=totals[i] if totals else 0,
                 penalties=penalties[i] if penalties else 0,
-                strategy=seat.strategy,
+                # a spec with parameters (nimmt-server --bot-level search:ms=50) is
+                # shown by its strategy's name: the wire allows no ":"
+                strategy=seat.strategy.partition(":")[0] if seat.strategy else None,
             ))
         return tuple(seats)
 

@@ -14,8 +14,12 @@ sans-IO ``match.Match``; this task only moves things in and out of it:
   the database (awaited: the latest accepted decision is on disk before anyone
   hears of its effects), then messages go into each connection's bounded queue
   (``Session.send``, which never blocks), then the rest; a built-in bot's
-  ``Think`` is answered here (synchronously for now) and fed back as a
-  ``BotDecided``.
+  ``Think`` is answered and fed back as a ``BotDecided``: at once for the cheap
+  strategies, and for the timed ones (``nimmt.bots.TIMED``: search, mcs) by a
+  worker process of the lobby's ``ThinkPool`` (``thinking``), awaited in a task
+  of this table's own: the table, its clock and every other table go on
+  meanwhile. A worker that fails or is late gets the decision made by a cheap
+  strategy instead.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any, Protocol
 import trio
 
 from nimmt import protocol as P
-from nimmt.bots import Strategy, make_strategy
+from nimmt.bots import TIMED, HeuristicStrategy, Strategy, make_strategy, parse_strategy
 
 from .config import TableSettings
 from .match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
@@ -38,6 +42,7 @@ from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Req
 from .room import SeatState
 from .session import Session
 from .storage import AsyncStore, Fact, StorageWriteError, options_to_json
+from .thinking import ThinkFailed, ThinkPool
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "storage_notice",
            "stored_settings"]
@@ -59,6 +64,7 @@ class LobbyHooks(Protocol):
 
     dealer: Dealer | None
     store: AsyncStore | None
+    thinker: ThinkPool | None  # None: every strategy decides in the table's task
 
     @property
     def stopping(self) -> bool: ...
@@ -97,7 +103,9 @@ class Table:
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
         self._bots: dict[tuple[int, str, int | None], Strategy] = {}
         self._thinks: deque[Think] = deque()
+        self._answers: deque[BotDecided] = deque()  # from the workers, not fed yet
         self._fallback = make_strategy(settings.fallback)
+        self._think_tasks: trio.Nursery | None = None
         self._closed = trio.Event()
 
     def __repr__(self) -> str:
@@ -173,6 +181,12 @@ class Table:
     # ------------------------------------------------------------------ the task
     async def run(self) -> None:
         """The table's actor: inputs and timers, until the table is closed."""
+        async with trio.open_nursery() as self._think_tasks:  # the bots thinking away
+            await self._run()
+            self._think_tasks.cancel_scope.cancel()  # late answers are not awaited
+        self._think_tasks = None
+
+    async def _run(self) -> None:
         match = self.match
         log.info("table=%s opened: %r, %s seats, options %s", self.id, match.name,
                  len(match.seats), match.describe_options())
@@ -203,6 +217,9 @@ class Table:
                 try:
                     while self._notices and not match.closed:
                         await self._feed(*self._notices.popleft())
+                    while self._answers and not match.closed:
+                        await self._carry_out(match.handle(self._answers.popleft(),
+                                                           trio.current_time(), time.time()))
                     if item is not None and not match.closed:
                         await self._feed(*item)
                     now = trio.current_time()
@@ -254,10 +271,35 @@ class Table:
         match = self.match
         while self._thinks and not match.closed:
             think = self._thinks.popleft()
+            spec = think.strategy if think.strategy is not None else self.match.settings.fallback
+            pool = getattr(self.lobby, "thinker", None)
+            if pool is not None and self._think_tasks is not None and _timed(spec):
+                self._think_tasks.start_soon(self._think_away, pool, think, spec)
+                continue
             decision = self._strategy(think).decide(think.view)
             await self._carry_out(match.handle(BotDecided(think.seat, think.key, decision),
                                                trio.current_time(), time.time()))
             await trio.lowlevel.checkpoint()
+
+    async def _think_away(self, pool: ThinkPool, think: Think, spec: str) -> None:
+        """``think`` answered by a worker process; by the heuristic if that fails."""
+        try:
+            decision = await pool.decide(spec, think.seed, think.view, self._think_time(think))
+        except ThinkFailed as e:
+            log.warning("table=%s seat=%d: %s; the heuristic decides", self.id, think.seat, e)
+            decision = _EMERGENCY.decide(think.view)
+        self._answers.append(BotDecided(think.seat, think.key, decision))
+        try:
+            self._inbox_send.send_nowait(None)  # wake the task
+        except (trio.WouldBlock, trio.ClosedResourceError):
+            pass  # it has inputs waiting anyway (or is closed): it reads the answers first
+
+    def _think_time(self, think: Think) -> float:
+        """As long as a person would have for this decision."""
+        settings = self.match.settings
+        kind = think.key[0] if think.key else "commit"
+        return {"choice": settings.choice_time, "draft": settings.draft_time}.get(
+            kind, settings.turn_time)
 
     def _strategy(self, think: Think) -> Strategy:
         if think.strategy is None:
@@ -374,6 +416,12 @@ def stored_settings(match: Match) -> dict[str, Any]:
     """What the database keeps of a table's settings (``restore`` reads it back)."""
     return {"table": asdict(match.settings), "persistent": match.persistent,
             "autostart": match.autostart}
+_EMERGENCY = HeuristicStrategy()
+
+
+def _timed(spec: str) -> bool:
+    """Whether ``spec`` (a level or a strategy) thinks for a while."""
+    return parse_strategy(spec)[0] in TIMED
 
 
 def _who(session: Session) -> Who:

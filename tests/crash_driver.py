@@ -90,7 +90,7 @@ class Driver:
         seated = self.request(P.CreateTable(options=options(rounds)))
         assert isinstance(seated, P.Seated), seated
         for _ in range(3):
-            self.request(P.AddBot())
+            self.request(P.AddBot(strategy="easy"))
         self.send(P.Start())
         left = self.request(P.Leave())
         assert isinstance(left, P.Left), left

@@ -43,6 +43,7 @@ class Closed(Exception):
 def make_config(**table: Any) -> ServerConfig:
     """Settings for tests: fast tables unless a test asks otherwise."""
     top = {k: table.pop(k) for k in list(table) if k in ServerConfig.__dataclass_fields__}
+    top.setdefault("bot_level", "easy")  # instant bots, so fake clocks work
     settings = replace(TableSettings(), **table)
     return ServerConfig(port=0, table=settings, **top).validate()
 
@@ -272,8 +273,8 @@ async def seat_players(host: ScriptClient, others: list[ScriptClient],
     for other in others:
         reply = await other.request(P.Join(table_id=table_id))
         assert isinstance(reply, P.Seated), reply
-    for _ in range(bots):
-        reply = await host.request(P.AddBot())
+    for _ in range(bots):  # the heuristic: instant, so fake clocks work
+        reply = await host.request(P.AddBot(strategy="heuristic"))
         assert isinstance(reply, P.TableUpdated), reply
     return table_id
 

@@ -285,7 +285,7 @@ def test_make_strategy_seed_makes_it_reproducible() -> None:
 @pytest.mark.parametrize(
     ("spec", "error", "words"),
     [
-        ("alphago", UnknownStrategy, "choose one of heuristic, mcs, random, search"),
+        ("alphago", UnknownStrategy, r"a level \(easy, normal, hard\) or a strategy \(heuristic, mcs, random, search\)"),
         ("search:budget=3", UnknownParameter, "it takes ms, samples, noise, mix, depth, seed"),
         ("heuristic:ms=3", UnknownParameter, "heuristic has no parameter 'ms'"),
         ("search:ms", BadParameter, "search:ms needs a value"),

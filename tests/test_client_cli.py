@@ -78,12 +78,16 @@ def test_python_m_nimmt_client_runs_the_cli() -> None:
 
 def test_solo_server_starts_deals_to_us_and_stops() -> None:
     async def main_() -> None:
-        solo = SoloServer(1, extra_args=["--step-delay", "0", "--log-level", "warning"])
+        solo = SoloServer(1, level="easy", extra_args=["--step-delay", "0", "--log-level",
+                                                       "warning"])
+        assert solo.command[-6:-4] == ["--bot-level", "easy"]  # what --solo --level passes
         await solo.start()
         try:
             conn = await solo.connect("Ann")
             got = await play_first_turn(conn)
             assert got["seated"].seat in (0, 1)
+            assert [s.strategy for s in got["seated"].table.seats if s and s.kind == "bot"] \
+                == ["easy"]
             assert got["accepted"].card == min(got["hand"].cards)
             await conn.close()
         finally:
@@ -197,7 +201,8 @@ def test_a_network_drop_mid_game_is_resumed_on_the_real_server() -> None:
     from nimmt.client import COMMIT, LinkRestored, SendFailed, TableModel
 
     async def main_() -> None:
-        solo = SoloServer(1, extra_args=["--step-delay", "0", "--log-level", "warning"])
+        solo = SoloServer(1, extra_args=["--step-delay", "0", "--log-level", "warning",
+                                               "--bot-level", "easy"])
         await solo.start()
         proxy = CuttableProxy(solo.port)
         try:

@@ -207,6 +207,23 @@ def test_bots_added_from_the_client_are_numbered_from_one() -> None:
     assert c.conn.sent[-1] == P.AddBot(name="Bot 2")  # type: ignore[attr-defined]
 
 
+def test_the_bot_level_key_cycles_the_levels_of_the_bots_added() -> None:
+    m = TableModel(Clock())
+    c = controller(m)
+    feed(m, welcome(), P.Seated(table=table(["Ann", None, None, None]), seat=0))
+    sent: list[str] = []
+
+    async def add() -> None:
+        for _ in range(4):
+            c.add_bot()
+            await asyncio.sleep(0)
+            sent.append(c.conn.sent[-1].strategy)  # type: ignore[attr-defined]
+            c.cycle_bot_level()
+    asyncio.run(add())
+    assert sent == ["hard", "easy", "normal", "hard"]  # the default first, then b, b, b
+    assert c.ui.status is not None and c.ui.status.text.startswith("Bots you add now are easy")
+
+
 # ------------------------------------------------------------------ stale lines, refusals
 def test_a_leave_question_goes_away_once_you_left() -> None:
     def script_factory() -> Any:

@@ -104,7 +104,7 @@ def scripted_game(srv: FakeServer, *, join: str | None, bots: int) -> None:
         srv.say(P.Seated(table=table(n), seat=0))
         me = 0
         for _ in range(bots):
-            srv.expect(P.AddBot, strategy="heuristic", seat=None)
+            srv.expect(P.AddBot, strategy="hard", seat=None)
             srv.say(P.TableUpdated(table=table(n)))
         srv.expect(P.Start)
     other = (me + 1) % n

@@ -140,7 +140,7 @@ def test_signals_shut_down_gracefully(sig: int):
         client.send(type="list_tables", id=1)
         (table,) = client.expect("table_list")["tables"]
         assert table["status"] == "waiting" and table["seats"][0] is None
-        assert [s["strategy"] for s in table["seats"][1:]] == ["heuristic", "heuristic"]
+        assert [s["strategy"] for s in table["seats"][1:]] == ["hard", "hard"]  # the default level
         time.sleep(0.2)
         code, log = server.stop(sig)
         goodbye = client.expect("goodbye")

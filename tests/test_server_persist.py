@@ -222,7 +222,7 @@ def test_a_read_only_database_is_said_loudly_and_the_games_run(tmp_path: Path):
             while not isinstance(notice, P.ChatMessage):
                 notice = driver.recv()
             assert notice.name == "server" and "cannot be written (read_only)" in notice.text
-            driver.request(P.AddBot())
+            driver.request(P.AddBot(strategy="easy"))
             driver.send(P.Start())
             while not isinstance(driver.recv(), P.GameOver):  # the deadlines play for us
                 pass

@@ -21,7 +21,7 @@ from ..decisions import COMMIT, DRAFT, ROW, TIE, Decision
 from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
-from ..words import code_words, error_hint
+from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
 from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
@@ -44,6 +44,7 @@ class StartPlan:
     solo: bool = False
     resumed: bool = False  # the saved session was taken back: the seat comes back
     had_session: bool = False  # a saved session was offered (resumed or not)
+    bot_level: str = DEFAULT_BOT_LEVEL  # the level of the bots added ("a", the new-table form)
 
 
 class Controller:
@@ -67,6 +68,7 @@ class Controller:
         self._tasks: set[asyncio.Task[None]] = set()
         self._plan_done = False
         self._bots_to_add = 0
+        self.bot_level = self.plan.bot_level
 
     # ------------------------------------------------------------------ sending
     def send(self, msg: Message) -> None:
@@ -146,7 +148,7 @@ class Controller:
                         "ok")
         elif isinstance(msg, P.Seated):
             for i in range(self._bots_to_add):
-                self.send(P.AddBot(name=self._bot_name(i)))
+                self.send(P.AddBot(strategy=self.bot_level, name=self._bot_name(i)))
             self._bots_to_add = 0
             if self.plan.solo and msg.table.status == "waiting":
                 # the --bots table starts by itself when we sit down; if it has not
@@ -374,7 +376,14 @@ class Controller:
     def add_bot(self) -> None:
         if self._too_small():
             return
-        self.send(P.AddBot(name=self._bot_name()))
+        self.send(P.AddBot(strategy=self.bot_level, name=self._bot_name()))
+
+    def cycle_bot_level(self) -> None:
+        """The next level for the bots added from now on (easy, normal, hard, easy…)."""
+        levels = list(BOT_LEVELS)
+        i = levels.index(self.bot_level) if self.bot_level in levels else -1
+        self.bot_level = levels[(i + 1) % len(levels)]
+        self.status(f"Bots you add now are {LEVEL_WORDS[self.bot_level]}.", "info")
 
     def _bot_name(self, extra: int = 0) -> str:
         """"Bot 1", "Bot 2", …: the lowest number no bot at the table has (the server

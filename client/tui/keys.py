@@ -1,7 +1,7 @@
 """Key bindings: every key calls one :class:`~nimmt.client.tui.controller.Controller` action.
 
 Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j) move in
-lists. Table: a add bot, x remove bot, s start, L leave. Lobby: Enter join, w watch,
+lists. Table: a add bot, b bot level, x remove bot, s start, L leave. Lobby: Enter join, w watch,
 n new table, r refresh. Everywhere: c or / chat, ? help, PgUp/PgDn log, q or Ctrl-C
 quit (in a game: press twice).
 """
@@ -81,6 +81,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     @act("a", filter=at_table)
     def _(e: KeyPressEvent) -> None:
         c.add_bot()
+
+    @act("b", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.cycle_bot_level()
 
     @act("x", filter=at_table)
     def _(e: KeyPressEvent) -> None:

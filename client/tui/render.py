@@ -626,7 +626,8 @@ def status_line(c: Controller) -> Frags:
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
-_OPTIONAL_KEYS: Final = ("chat", "refresh", "leave", "remove bot", "watch", "cancel")
+_OPTIONAL_KEYS: Final = ("chat", "refresh", "leave", "bot level", "remove bot", "watch",
+                         "cancel")
 
 
 def keys_line(c: Controller, width: int = 200) -> Frags:
@@ -651,7 +652,8 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
         elif m.watching and m.table.status == "waiting":
             pairs = [("Enter", "take a seat")]
         elif not m.in_game and m.is_host:
-            pairs = [("a", "add bot"), ("x", "remove bot"), ("s", "start")]
+            pairs = [("a", f"add {c.bot_level} bot"), ("b", "bot level"), ("x", "remove bot"),
+                     ("s", "start")]
         pairs += [("c", "chat"), ("L", "leave"), ("?", "help"), ("q", "quit")]
     pairs = list(pairs)
     for what in _OPTIONAL_KEYS:
@@ -680,7 +682,8 @@ HELP: Final = """\
  L          leave the table     q  Ctrl-C  quit
  Lobby:  ↑/↓ table · Enter join · w watch · n new
          table · r refresh
- Table:  a add bot · x remove bot · s start (host)
+ Table:  a add bot · b bot level (easy, normal, hard)
+         x remove bot · s start (host)
 
  ? or Esc closes this help."""
 

@@ -1,0 +1,214 @@
+"""Worker processes for the bots that think: ``ThinkPool``.
+
+A searching bot spends ~100 ms of CPU a decision; in the server's process that
+would stop every table (CPU-bound Python holds the GIL, even in a thread). So
+the table actors hand timed strategies' decisions (``nimmt.bots.TIMED``) to a
+few worker processes and await the answer without blocking the event loop:
+
+* one trio task per worker sends a job down a pipe and waits for the pipe to be
+  readable (``trio.lowlevel.wait_readable``): no threads, no polling;
+* the workers run at a lower priority (``os.nice``) so that the event loop wins
+  the cores when it needs them;
+* a job has a deadline; a worker that passes it, or dies, is killed and replaced,
+  and the job fails (``ThinkFailed``): the table decides with a cheap strategy
+  instead; nothing waits on a wedged worker;
+* the workers start on the first job (a server whose bots never search starts
+  none) and are stopped, and waited for, when ``run`` ends (server shutdown);
+* a worker is ``python -m nimmt.server.think_worker FD``, talking over a socket pair:
+  a plain new interpreter, not a fork of the server (trio and its threads stay
+  behind) nor multiprocessing's spawn (which re-runs the main script of whatever
+  program embeds the server). A worker whose server dies reads end-of-file and ends.
+
+Only the seat's ``View`` crosses to the worker (it pickles): what the bot may know.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+import trio
+
+from nimmt.engine import Decision, View
+
+__all__ = ["ThinkPool", "ThinkFailed", "default_workers"]
+
+log = logging.getLogger("nimmt.server")
+
+
+
+class ThinkFailed(Exception):
+    """A worker did not answer in time, died, or its strategy raised (``str()`` says which)."""
+
+
+def default_workers() -> int:
+    """One worker per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(eq=False)
+class _Job:
+    spec: str
+    seed: int | None
+    view: View
+    deadline: float  # trio time
+    done: trio.Event = field(default_factory=trio.Event)
+    result: Decision | None = None
+    error: str | None = None
+    abandoned: bool = False
+
+
+class ThinkPool:
+    """Worker processes that run strategies; ``await decide(...)`` from any task.
+
+    ``run()`` must be running (in the server's nursery) for jobs to be taken.
+    """
+
+    def __init__(self, workers: int = 0) -> None:
+        self.workers = workers or default_workers()
+        self._send, self._jobs = trio.open_memory_channel[_Job](math.inf)
+        self._processes: set[subprocess.Popen[bytes]] = set()
+        self._started = False
+        self._waiting = 0  # decisions asked for and not answered yet
+        self._nursery: trio.Nursery | None = None
+
+    def __repr__(self) -> str:
+        return f"<ThinkPool {self.workers} workers, {len(self._processes)} running>"
+
+    @property
+    def processes(self) -> list[subprocess.Popen[bytes]]:
+        """The worker processes alive now (tests check none is left)."""
+        return [p for p in self._processes if p.poll() is None]
+
+    @property
+    def busy(self) -> int:
+        """Decisions asked for and not answered yet (queued or being thought)."""
+        return self._waiting
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Own the workers until cancelled; then stop them and wait for them."""
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                task_status.started()
+                await trio.sleep_forever()
+        finally:
+            self._nursery = None
+            self._stop_all()
+
+    async def decide(self, spec: str, seed: int | None, view: View, timeout: float) -> Decision:
+        """``spec``'s decision (``make_strategy(spec, seed)``) for ``view``, within
+        ``timeout`` seconds from now, waiting for a free worker included. Raises
+        ``ThinkFailed`` if it cannot be had in time."""
+        if self._nursery is None:
+            raise ThinkFailed("the pool is not running")
+        if not self._started:
+            self._started = True
+            for n in range(self.workers):
+                self._nursery.start_soon(self._worker, n, name=f"think worker {n}")
+        job = _Job(spec, seed, view, trio.current_time() + timeout)
+        self._send.send_nowait(job)
+        self._waiting += 1
+        try:
+            with trio.move_on_at(job.deadline + 0.05):  # the worker task fails it on time
+                await job.done.wait()
+        except BaseException:  # cancelled (the table closed): nobody wants the answer
+            job.abandoned = True
+            raise
+        finally:
+            self._waiting -= 1
+        if not job.done.is_set():
+            job.abandoned = True  # still waiting for a worker: dropped when taken
+            raise ThinkFailed(f"no worker was free within {timeout:g} s")
+        if job.error is not None:
+            raise ThinkFailed(job.error)
+        assert job.result is not None
+        return job.result
+
+    # ------------------------------------------------------------------ workers
+    def _spawn(self) -> tuple[subprocess.Popen[bytes], Connection]:
+        mine, theirs = socket.socketpair()
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "nimmt.server.think_worker", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        finally:
+            theirs.close()
+        self._processes.add(process)
+        return process, Connection(mine.detach())
+
+    def _kill(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
+        conn.close()
+        if process.poll() is None:
+            process.kill()
+        try:
+            process.wait(1.0)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a kill takes microseconds
+            log.warning("think worker pid %s did not end", process.pid)
+        self._processes.discard(process)
+
+    async def _worker(self, n: int) -> None:
+        process: subprocess.Popen[bytes] | None = None
+        conn: Connection | None = None
+        try:
+            async for job in self._jobs:
+                if job.abandoned or trio.current_time() >= job.deadline:
+                    if not job.done.is_set():
+                        job.error = "no worker was free in time"
+                        job.done.set()
+                    continue
+                if process is None or conn is None or process.poll() is not None:
+                    if process is not None and conn is not None:
+                        self._kill(process, conn)
+                    process, conn = self._spawn()
+                error = await self._run_job(conn, job)
+                if error is not None:
+                    log.warning("think worker %d (pid %s): %s; replacing it", n, process.pid,
+                                error)
+                    self._kill(process, conn)
+                    process = conn = None
+                    job.error = error
+                job.done.set()
+        finally:
+            if process is not None and conn is not None:
+                self._kill(process, conn)
+
+    async def _run_job(self, conn: Connection, job: _Job) -> str | None:
+        """Run ``job`` on the worker at ``conn``; its error, or None (``job.result`` set)."""
+        try:
+            conn.send((job.spec, job.seed, job.view))
+        except (OSError, ValueError) as e:
+            return f"could not send it a decision ({e})"
+        with trio.move_on_at(job.deadline):
+            await trio.lowlevel.wait_readable(conn.fileno())
+            try:
+                kind, value = conn.recv()
+            except (EOFError, OSError):
+                return "it died"
+            if kind == "error":
+                job.error = f"{job.spec} raised {value}"
+                return None  # the worker is fine; its strategy failed
+            job.result = value
+            return None
+        return f"{job.spec} took longer than its deadline"
+
+    def _stop_all(self) -> None:
+        for process in list(self._processes):
+            if process.poll() is None:
+                process.kill()
+        for process in list(self._processes):
+            try:
+                process.wait(2.0)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                log.warning("think worker pid %s did not end", process.pid)
+        self._processes.clear()

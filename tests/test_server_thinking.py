@@ -1,0 +1,177 @@
+"""Searching bots think in worker processes: the server's event loop, other tables and
+the bots' own table go on meanwhile; a worker that dies or overruns does not wedge a
+table; the workers end with the server. Real server on 127.0.0.1, real clock."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import trio
+
+from nimmt import protocol as P
+from nimmt.bots import LEVELS, make_strategy
+from nimmt.engine import Game, Options
+from nimmt.server.app import start_server
+from nimmt.server.thinking import ThinkFailed, ThinkPool
+from server_helpers import ScriptClient, make_config, seat_players
+
+
+def _alive(pid: int) -> bool:
+    return os.path.exists(f"/proc/{pid}")
+
+
+async def _join_bot_table(port: int, name: str = "Ann") -> ScriptClient:
+    ann = await ScriptClient.tcp(port, name)
+    listing = await ann.request(P.ListTables())
+    (table,) = [t for t in listing.tables if t.status == "waiting" and None in t.seats]
+    seated = await ann.request(P.Join(table_id=table.table_id))
+    assert isinstance(seated, P.Seated), seated
+    return ann
+
+
+async def test_search_bots_think_while_another_table_plays_on_time() -> None:
+    """Three bots each thinking 600 ms a card at one table; at another table two people's
+    turn of 0.3 s runs out on time (the autopilot commits for them) and their requests
+    are answered at once, while the bots think."""
+    config = make_config(bots=3, bot_level="search:ms=600", bot_workers=2, step_delay=0.0)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config)
+        ann = await _join_bot_table(port)
+        await ann.expect("turn_started")  # the bots start thinking now
+        bob = await ScriptClient.tcp(port, "Bob")
+        carl = await ScriptClient.tcp(port, "Carl")
+        await seat_players(bob, [carl], P.TableOptions(seats=2, step_delay=0, turn_time=0.3))
+        await bob.send(P.Start())
+        await bob.expect("turn_started")
+        started = trio.current_time()
+        slowest = 0.0
+        while not bob.of_type("revealed"):
+            t0 = trio.current_time()
+            reply = await bob.request(P.ListTables())
+            assert isinstance(reply, P.TableList)
+            slowest = max(slowest, trio.current_time() - t0)
+            await trio.sleep(0.02)
+        revealed_after = trio.current_time() - started
+        # (bounds well under one bot's 600 ms, with room for a busy machine)
+        assert revealed_after < 0.3 + 0.3, revealed_after  # Bob's table kept its clock
+        assert slowest < 0.2, slowest  # and answered its people at once
+        assert server.thinker.busy > 0  # while the bots were still thinking
+        thinking = [p.pid for p in server.thinker.processes]
+        assert thinking, "the search ran in worker processes"
+        # the bots' own table goes on: they commit, Ann commits, the card is revealed
+        for _ in range(3):
+            await ann.expect("seat_committed")
+        hand = ann.of_type("hand_dealt")[-1].cards
+        reply = await ann.request(P.Commit(round=1, turn=1, card=min(hand)))
+        assert isinstance(reply, P.CommitAccepted), reply
+        await ann.expect("revealed")
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+    # the pool ended with the server: no worker left
+    assert server.thinker.processes == []
+    assert not [pid for pid in thinking if _alive(pid)]
+
+
+async def test_a_worker_killed_mid_thought_does_not_wedge_the_table() -> None:
+    config = make_config(bots=1, bot_level="search:ms=3000", bot_workers=1, step_delay=0.0)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config)
+        ann = await _join_bot_table(port)
+        await ann.expect("turn_started")
+        with trio.fail_after(10):
+            while not server.thinker.processes:
+                await trio.sleep(0.01)
+        (worker,) = server.thinker.processes
+        await trio.sleep(0.5)  # it has the view and is searching
+        os.kill(worker.pid, signal.SIGKILL)
+        t0 = trio.current_time()
+        committed = await ann.expect("seat_committed")  # the heuristic decided instead
+        assert committed.seat == 1 and trio.current_time() - t0 < 1.0
+        hand = ann.of_type("hand_dealt")[-1].cards
+        reply = await ann.request(P.Commit(round=1, turn=1, card=min(hand)))
+        assert isinstance(reply, P.CommitAccepted), reply
+        await ann.expect("revealed")
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+    assert server.thinker.processes == [] and not _alive(worker.pid)
+
+
+async def test_a_bot_slower_than_the_turn_is_overruled_on_time() -> None:
+    """A bot may take as long as a person: past the turn time the heuristic decides
+    for it, and its worker is replaced."""
+    config = make_config(bots=1, bot_level="search:ms=5000", bot_workers=1, step_delay=0.0,
+                         turn_time=1.0)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config)
+        ann = await _join_bot_table(port)
+        await ann.expect("turn_started")
+        t0 = trio.current_time()
+        hand = ann.of_type("hand_dealt")[-1].cards
+        reply = await ann.request(P.Commit(round=1, turn=1, card=min(hand)))
+        assert isinstance(reply, P.CommitAccepted), reply
+        await ann.expect("revealed")
+        assert 0.9 < trio.current_time() - t0 < 2.0
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+    assert server.thinker.processes == []
+
+
+async def test_levels_are_added_by_name_and_unknown_ones_refused() -> None:
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config())
+        ann = await ScriptClient.tcp(port, "Ann")
+        await seat_players(ann, [], P.TableOptions(seats=5))
+        for level in ("easy", "normal", "hard"):
+            reply = await ann.request(P.AddBot(strategy=level))
+            assert isinstance(reply, P.TableUpdated), reply
+        reply = await ann.request(P.AddBot(strategy="godlike"))
+        assert isinstance(reply, P.Error) and reply.code == "unknown_strategy"
+        assert "easy, normal, hard" in reply.message and reply.field == "strategy"
+        reply = await ann.request(P.AddBot())  # no strategy: the default level
+        assert isinstance(reply, P.TableUpdated)
+        assert [s.strategy for s in reply.table.seats] == [None, "easy", "normal", "hard",
+                                                           "hard"]
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+    assert server.thinker.processes == []  # nobody searched: no worker was started
+
+
+async def test_the_pool_decides_like_the_strategy_and_reports_failures() -> None:
+    game = Game(Options(players=4), seed=5)
+    view = game.view(0)
+    pool = ThinkPool(1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        got = await pool.decide("easy", 1, view, timeout=10.0)
+        assert got == make_strategy(LEVELS["easy"], 1).decide(view)
+        got = await pool.decide("search:samples=20", 7, view, timeout=10.0)
+        assert got == make_strategy("search:samples=20", 7).decide(view)  # seeded: same
+        try:
+            await pool.decide("search:ms=3000", 1, view, timeout=0.3)
+        except ThinkFailed as e:
+            assert "took longer" in str(e)
+        else:
+            raise AssertionError("a late decision must fail")
+        # the worker was replaced: the pool still decides
+        assert await pool.decide("random", 2, view, timeout=10.0) in game.legal_decisions(0)
+        nursery.cancel_scope.cancel()
+    assert pool.processes == []
+
+
+def test_bot_level_on_the_command_line() -> None:
+    from nimmt.server.cli import config_from_args, parse_args
+    from nimmt.server.config import ConfigError
+
+    config = config_from_args(parse_args(["--bots", "2", "--bot-level", "easy",
+                                          "--bot-workers", "1"]))
+    assert (config.bot_level, config.bot_workers) == ("easy", 1)
+    assert config_from_args(parse_args([])).bot_level == "hard"  # the default
+    assert config_from_args(parse_args(["--bot-level", "search:ms=50"])).bot_level \
+        == "search:ms=50"
+    try:
+        config_from_args(parse_args(["--bot-level", "godlike"]))
+    except ConfigError as e:
+        assert "bot_level" in str(e) and "easy, normal, hard" in str(e)
+    else:
+        raise AssertionError("an unknown level must be refused")
