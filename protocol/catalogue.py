@@ -189,7 +189,7 @@ def session_script() -> list[tuple[str, Any, str]]:
 
     deadline = 1767225630.0
     seats1 = (SeatInfo(name="Ann", kind="bot", connected=True, total=0, penalties=0), None)
-    seats2 = (seats1[0], SeatInfo(name="Bot-1", kind="bot", connected=True, total=0,
+    seats2 = (seats1[0], SeatInfo(name="Bot 1", kind="bot", connected=True, total=0,
                                   penalties=0, strategy="easy"))
     opts = TableOptions(seats=2, step_delay=0.0)
     table1 = TableInfo(table_id="kqzd1", name="Ann's table", options=opts, seats=seats1, host=0,
@@ -247,7 +247,7 @@ def session_script() -> list[tuple[str, Any, str]]:
         ("skip", 250, "(about 250 messages later)"),
         ("server", RoundScored(round=6, penalties=(9, 14), totals=(52, 71)), ""),
         ("server", GameOver(totals=(52, 71), places=(1, 2), winners=(0,)),
-         "Bot-1 reached 66: state back to seated"),
+         "Bot 1 reached 66: state back to seated"),
         ("client", {"type": "goodbye", "reason": "quit"}, "state: closed; Ann closes the socket"),
     ]
 

@@ -93,7 +93,7 @@ TABLE: Final = TableInfo(
     options=OPTIONS,
     seats=(
         SeatInfo(name="Alice", kind="human", connected=True, total=12, penalties=3),
-        SeatInfo(name="Bot-1", kind="bot", connected=True, total=20, penalties=0,
+        SeatInfo(name="Bot 1", kind="bot", connected=True, total=20, penalties=0,
                  strategy="heuristic"),
         SeatInfo(name="Bob", kind="human", connected=False, total=7, penalties=5),
         SeatInfo(name="deepnimmt", kind="bot", connected=True, total=9, penalties=1),

@@ -234,7 +234,10 @@ class Match:
     def place_bot(self, index: int, strategy: str, name: str | None) -> None:
         """Seat a built-in bot (the caller checked that the seat is free); its fact
         goes out with the next call's effects."""
-        name = self.room.unique_name(name or f"Bot-{index}")
+        if not name:  # Bot 1, Bot 2, ... in the order they sit down, whatever the seat
+            bots = sum(1 for seat in self.room.seats if seat is not None and seat.strategy)
+            name = f"Bot {bots + 1}"
+        name = self.room.unique_name(name)
         self.room.seats[index] = SeatState(index, name, strategy=strategy,
                                       seed=self._rng.randrange(2**32))
         self._fact(seat_fact(index, name, "builtin", strategy))

@@ -47,8 +47,8 @@ def test_play_turns_with_keys_in_a_real_terminal(tmp_path, size: tuple[int, int]
             assert len(rows) == 4, screen  # the four rows are on screen
             assert _hand_size(screen) == 10, screen
             if columns == 60:  # ten players, all of them on the screen
-                assert sum(("Bot-" in line) for line in screen.splitlines()) >= 5
-                assert all(f"Bot-{n}" in screen for n in range(1, 10)), screen
+                assert sum(("Bot " in line) for line in screen.splitlines()) >= 5
+                assert all(f"Bot {n}" in screen for n in range(1, 10)), screen
             for turn in (1, 2, 3):
                 client.wait_for(lambda t, n=turn: _turn(t) == n and "Your move" in t,
                                 f"turn {turn}")

@@ -492,3 +492,12 @@ def test_spectators_are_capped_and_removed_after_their_grace():
     assert h.match.info().spectators == 1 and eves[0].id not in h.match.members
     h.send(eves[2], P.Watch(table_id="t1", id=2))
     assert h.last(eves[2], "watching").re == 2
+
+
+def test_built_in_bots_are_numbered_in_the_order_they_sit_down():
+    h = Harness.new(seats=5)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=5), id=1))
+    for seat in (3, 1, 4):
+        h.match.place_bot(seat, "heuristic", None)
+    names = {i: s.name for i, s in enumerate(h.match.seats) if s is not None and s.strategy}
+    assert names == {3: "Bot 1", 1: "Bot 2", 4: "Bot 3"}
