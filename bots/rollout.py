@@ -26,6 +26,8 @@ __all__ = [
     "random_finisher",
     "heuristic_finisher",
     "heuristic_play_out",
+    "in_order_finisher",
+    "play_in_order",
     "DraftSituation",
     "draft_order",
     "draft_key",
@@ -332,7 +334,6 @@ def heuristic_play_out(
     or played ``turns`` turns only); ``rows`` is left as it was. The tests
     check it against ``play_out``."""
     rand = rng.random
-    randrange = rng.randrange
     starts = sorted(range(4), key=lambda i: rows[i][-1])
     lasts = [rows[i][-1] for i in starts]
     numbers = list(starts)
@@ -341,30 +342,36 @@ def heuristic_play_out(
     seats = range(len(hands))
     while hands[0] and turns > 0:
         turns -= 1
-        low = min(heads)
-        lowcost = low + 0.5
-        l0 = lasts[0]
-        base = [(heads[j] + 0.5) if lens[j] == 5 else lens[j] * lens[j] * heads[j] * 0.02
-                for j in range(4)]
+        base = None
         plays = []
         for seat in seats:
             hand = hands[seat]
             h = len(hand)
             if h == 1 or rand() < mixes[seat]:
-                plays.append((hand.pop(randrange(h)), seat))
+                plays.append((hand.pop(int(rand() * h)), seat))
                 continue
+            if base is None:  # the turn's row costs, once, if a seat plays sensibly
+                lowcost = min(heads) + 0.5
+                l0 = lasts[0]
+                base = [(heads[j] + 0.5) if lens[j] == 5 else lens[j] * lens[j] * heads[j] * 0.02
+                        for j in range(4)]
+            # always five noise draws, whatever the rows: the candidates of a
+            # decision share a rollout seed, and a stream that stays in step
+            # gives every seat the same luck under each candidate
+            noises = (rand() * noise, rand() * noise, rand() * noise, rand() * noise,
+                      rand() * noise)
             best, best_cost = 0, 1e9
             if hand[0] < l0:
-                best_cost = lowcost + rand() * noise
+                best_cost = lowcost + noises[4]
             for j in range(4):
                 i = bisect(hand, lasts[j])
                 if i < h:
                     c = hand[i]
                     if j == 3 or c < lasts[j + 1]:
                         if lens[j] == 5:
-                            cost = base[j] + rand() * noise
+                            cost = base[j] + noises[j]
                         else:
-                            cost = base[j] + (c - lasts[j]) * 0.005 + rand() * noise
+                            cost = base[j] + (c - lasts[j]) * 0.005 + noises[j]
                         if cost < best_cost:
                             best, best_cost = i, cost
             plays.append((hand.pop(best), seat))
@@ -390,3 +397,95 @@ def heuristic_play_out(
                 lens.insert(0, 1)
                 heads.insert(0, _B[card])
                 numbers.insert(0, number)
+
+
+def in_order_finisher(
+    professional: bool, turns: int = 10, sensible: tuple[int, random.Random, float] | None = None
+) -> Finisher:
+    """Every seat plays its hand in the order given (``hands`` not sorted): for
+    random players, hands dealt in a random order are random play, and a
+    search can fix that order once per sampled world, so that every
+    candidate meets exactly the same opponent cards (``play_in_order``)."""
+
+    def finish(rows: list[list[int]], hands: list[list[int]], penalties: list[int]) -> None:
+        if professional:
+            left = min(turns, len(hands[0]))
+            for t in range(left):
+                resolve_turn(rows, [(hand[t], s) for s, hand in enumerate(hands)], penalties, True)
+            for hand in hands:
+                del hand[:left]
+        else:
+            play_in_order(rows, hands, penalties, turns, sensible)
+
+    return finish
+
+
+def play_in_order(
+    rows: list[list[int]],
+    hands: list[list[int]],
+    penalties: list[int],
+    turns: int = 10,
+    sensible: tuple[int, random.Random, float] | None = None,
+) -> None:
+    """Base rules: each turn every seat plays the next card of its hand (in the
+    hand's order), resolved as ``resolve_turn`` does, on the row summary that
+    ``heuristic_play_out`` uses. ``rows`` is left as it was; the cards played
+    are removed from ``hands``. ``sensible``: ``(seat, rng, noise)``, that
+    seat plays ``heuristic_play_out``'s cards instead."""
+    me = -1
+    if sensible is not None:
+        me, rng, noise = sensible
+        mine = sorted(hands[me])
+        rand = rng.random
+    starts = sorted(range(4), key=lambda i: rows[i][-1])
+    lasts = [rows[i][-1] for i in starts]
+    numbers = list(starts)
+    lens = [len(rows[i]) for i in starts]
+    heads = [sum(_B[c] for c in rows[i]) for i in starts]
+    left = min(turns, len(hands[0]))
+    seats = range(len(hands))
+    for t in range(left):
+        plays = [(hands[s][t], s) for s in seats]
+        if me >= 0:
+            h = len(mine)
+            best, best_cost = 0, 1e9
+            noises = (rand() * noise, rand() * noise, rand() * noise, rand() * noise,
+                      rand() * noise)
+            if mine[0] < lasts[0]:
+                best_cost = min(heads) + 0.5 + noises[4]
+            for j in range(4):
+                i = bisect(mine, lasts[j])
+                if i < h:
+                    c = mine[i]
+                    if j == 3 or c < lasts[j + 1]:
+                        if lens[j] == 5:
+                            cost = heads[j] + 0.5 + noises[j]
+                        else:
+                            cost = lens[j] * lens[j] * heads[j] * 0.02 + (c - lasts[j]) * 0.005 + noises[j]
+                        if cost < best_cost:
+                            best, best_cost = i, cost
+            plays[me] = (mine.pop(best), me)
+        plays.sort()
+        for card, seat in plays:
+            i = bisect(lasts, card) - 1
+            if i >= 0:
+                if lens[i] == 5:
+                    penalties[seat] += heads[i]
+                    lens[i] = 1
+                    heads[i] = _B[card]
+                else:
+                    lens[i] += 1
+                    heads[i] += _B[card]
+                lasts[i] = card
+            else:
+                cheapest = min(heads)
+                i = min((numbers[j], j) for j in range(4) if heads[j] == cheapest)[1]
+                penalties[seat] += cheapest
+                number = numbers[i]
+                del lasts[i], lens[i], heads[i], numbers[i]
+                lasts.insert(0, card)
+                lens.insert(0, 1)
+                heads.insert(0, _B[card])
+                numbers.insert(0, number)
+    for hand in hands:
+        del hand[:left]
