@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from nimmt.engine import BULLHEADS, ChooseRow, ChooseTie, Commit, Decision, End, Phase, View
-from nimmt.engine.fast import CardChooser, play_out, resolve_turn
+from nimmt.engine.fast import CardChooser, place_sorted_turn, play_out, resolve_turn
 
 __all__ = [
     "Situation",
@@ -318,35 +318,6 @@ class DraftSituation:
         return penalties
 
 
-def _resolve_turn(plays: list[tuple[int, int]], lasts: list[int], lens: list[int],
-                  heads: list[int], numbers: list[int], penalties: list[int]) -> None:
-    """Place one turn's (card, seat) plays, lowest first, on rows kept sorted by their
-    last card (``lasts``, with each row's length, bullheads and original number);
-    a card below every row takes the cheapest (lowest-numbered on a tie)."""
-    plays.sort()
-    for card, seat in plays:
-        i = bisect(lasts, card) - 1
-        if i >= 0:
-            if lens[i] == 5:
-                penalties[seat] += heads[i]
-                lens[i] = 1
-                heads[i] = _B[card]
-            else:
-                lens[i] += 1
-                heads[i] += _B[card]
-            lasts[i] = card
-        else:
-            cheapest = min(heads)
-            i = min((numbers[j], j) for j in range(4) if heads[j] == cheapest)[1]
-            penalties[seat] += cheapest
-            number = numbers[i]
-            del lasts[i], lens[i], heads[i], numbers[i]
-            lasts.insert(0, card)
-            lens.insert(0, 1)
-            heads.insert(0, _B[card])
-            numbers.insert(0, number)
-
-
 def heuristic_play_out(
     rows: list[list[int]],
     hands: list[list[int]],
@@ -404,7 +375,7 @@ def heuristic_play_out(
                         if cost < best_cost:
                             best, best_cost = i, cost
             plays.append((hand.pop(best), seat))
-        _resolve_turn(plays, lasts, lens, heads, numbers, penalties)
+        place_sorted_turn(plays, lasts, lens, heads, numbers, penalties)
 
 
 def in_order_finisher(
@@ -473,6 +444,6 @@ def play_in_order(
                         if cost < best_cost:
                             best, best_cost = i, cost
             plays[me] = (mine.pop(best), me)
-        _resolve_turn(plays, lasts, lens, heads, numbers, penalties)
+        place_sorted_turn(plays, lasts, lens, heads, numbers, penalties)
     for hand in hands:
         del hand[:left]

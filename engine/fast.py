@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from .cards import BULLHEADS, FULL_DECK
 
 __all__ = [
+    "place_sorted_turn",
     "RowChooser",
     "TieChooser",
     "cheapest_row_index",
@@ -189,6 +190,37 @@ def random_round(
     return _random_round_base(cards, players)
 
 
+def place_sorted_turn(plays: list[tuple[int, int]], lasts: list[int], lengths: list[int],
+                      heads: list[int], row_numbers: list[int], penalties: list[int]) -> None:
+    """Place one base-game turn's ``(card, seat)`` plays, lowest card first, on rows
+    kept sorted by their last card: ``lasts``, with each row's length, bullheads
+    and number (for ties: the cheapest row with the lowest number is taken by a
+    card below every row, which then starts the front row). Updates the lists and
+    ``penalties`` in place; sorts ``plays``."""
+    plays.sort()
+    for card, seat in plays:
+        i = bisect(lasts, card) - 1
+        if i >= 0:
+            if lengths[i] == 5:
+                penalties[seat] += heads[i]
+                lengths[i] = 1
+                heads[i] = _B[card]
+            else:
+                lengths[i] += 1
+                heads[i] += _B[card]
+            lasts[i] = card
+        else:
+            cheapest = min(heads)
+            i = min((n, j) for j, n in enumerate(row_numbers) if heads[j] == cheapest)[1]
+            penalties[seat] += cheapest
+            number = row_numbers[i]
+            del lasts[i], lengths[i], heads[i], row_numbers[i]
+            lasts.insert(0, card)
+            lengths.insert(0, 1)
+            heads.insert(0, _B[card])
+            row_numbers.insert(0, number)
+
+
 def _random_round_base(cards: list[int], players: int) -> list[int]:
     # Rows kept sorted by their last card: a card goes to the row just before
     # its bisect position, and placing it keeps the order (it is below the
@@ -201,27 +233,7 @@ def _random_round_base(cards: list[int], players: int) -> list[int]:
     heads = [_B[c] for c in lasts]
     penalties = [0] * players
     seats = range(players)
-    bull = _B
     for turn in range(10):
-        for card, seat in sorted(zip(cards[turn : players * 10 : 10], seats)):
-            i = bisect(lasts, card) - 1
-            if i >= 0:
-                if lengths[i] == 5:
-                    penalties[seat] += heads[i]
-                    lengths[i] = 1
-                    heads[i] = bull[card]
-                else:
-                    lengths[i] += 1
-                    heads[i] += bull[card]
-                lasts[i] = card
-            else:
-                cheapest = min(heads)
-                i = min((n, j) for j, n in enumerate(row_numbers) if heads[j] == cheapest)[1]
-                penalties[seat] += cheapest
-                number = row_numbers[i]
-                del lasts[i], lengths[i], heads[i], row_numbers[i]
-                lasts.insert(0, card)
-                lengths.insert(0, 1)
-                heads.insert(0, bull[card])
-                row_numbers.insert(0, number)
+        place_sorted_turn(list(zip(cards[turn : players * 10 : 10], seats)), lasts, lengths,
+                          heads, row_numbers, penalties)
     return penalties
