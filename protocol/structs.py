@@ -111,7 +111,8 @@ class TableOptions(Struct):
     )
     grace_time: float = F(Float(0.0, 3600.0), "grace before a disconnected seat is played for",
                           default=30.0)
-    fallback: str = F(STRATEGY, "strategy of the autopilot", default="heuristic")
+    fallback: str = F(STRATEGY, 'the autopilot\'s strategy: a level ("easy", "normal", '
+                      '"hard") or a strategy name', default="heuristic")
 
     def _cross(self) -> None:
         if self.point_limit is None and self.rounds is None:

@@ -39,7 +39,8 @@ _TABLE_FLAGS: tuple[tuple[str, type, str], ...] = (
      "player's decisions are made for them"),
     ("grace_time", float, "with grace: seconds away before a player is played for at once "
      "(default 30)"),
-    ("fallback", str, "strategy deciding for a player whose time ran out (default heuristic)"),
+    ("fallback", str, "strategy deciding for a player whose time ran out: a level (easy, "
+     "normal, hard) or a strategy, parameters allowed, e.g. search:ms=20 (default heuristic)"),
     ("warn_before", float, "seconds before a deadline when players are warned (default 5)"),
     ("abandon_after", float, "a table with nobody connected is closed after this (default 600)"),
     ("keep_finished", float, "a finished table nobody is at is closed after this (default 300)"),

@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.bots import DEFAULT_LEVEL, LEVELS, STRATEGIES, StrategyError, parse_strategy
+from nimmt.bots import DEFAULT_LEVEL, StrategyError, UnknownStrategy, make_strategy
 from nimmt.engine import InvalidOptions, Options
 
 __all__ = [
     "DEFAULT_PORT",
     "ConfigError",
+    "UnusableStrategy",
+    "check_strategy",
     "TableSettings",
     "ServerConfig",
     "load_config",
@@ -40,6 +42,16 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 
 class ConfigError(ValueError):
     """A setting with a wrong name, type or value (the message says which)."""
+
+
+class UnusableStrategy(ConfigError):
+    """A setting naming a strategy that cannot be made: ``setting`` says which
+    (``"table.fallback"``), ``reason`` why (``StrategyError``'s message)."""
+
+    def __init__(self, setting: str, reason: str, hint: str = "") -> None:
+        super().__init__(f"{setting}: {reason}{hint}")
+        self.setting = setting
+        self.reason = reason
 
 
 # the fields a client sees and sets (the protocol's TableOptions) besides the end condition
@@ -76,7 +88,9 @@ class TableSettings:
     step_delay: float = 0.8  # between resolution steps, while a person watches
     autoplay_when_away: str = "grace"  # "grace" or "immediately"
     grace_time: float = 30.0  # "grace": a player away this long is played for at once
-    fallback: str = "heuristic"  # the strategy that decides a card or pick at a deadline
+    # the strategy that decides a card or pick at a deadline: a level, or a strategy
+    # spec with or without parameters ("search:ms=20"; over the wire names only)
+    fallback: str = "heuristic"
     warn_before: float = 5.0  # players who have not decided are warned this long before
     abandon_after: float = 600.0  # nobody connected this long: the table is closed
     keep_finished: float = 300.0  # a finished table nobody is at is closed after this
@@ -99,9 +113,11 @@ class TableSettings:
 
     def to_wire(self) -> P.TableOptions:
         """The options as the protocol shows them (``table.options``)."""
+        shown = {name: getattr(self, name) for name in _WIRE_NAMES}
+        # the wire allows no ":": a fallback with parameters is shown by its strategy's name
+        shown["fallback"] = self.fallback.partition(":")[0].strip()
         return P.TableOptions(
-            point_limit=self.point_limit or None, rounds=self.rounds or None,
-            **{name: getattr(self, name) for name in _WIRE_NAMES},
+            point_limit=self.point_limit or None, rounds=self.rounds or None, **shown,
         )
 
     def game_options(self) -> Options:
@@ -139,10 +155,7 @@ class TableSettings:
                 f'table.autoplay_when_away must be "grace" or "immediately", '
                 f"not {self.autoplay_when_away!r}"
             )
-        if self.fallback not in STRATEGIES:
-            raise ConfigError(
-                f"table.fallback must be one of {sorted(STRATEGIES)}, not {self.fallback!r}"
-            )
+        check_strategy("table.fallback", self.fallback)
         return self
 
 
@@ -189,10 +202,7 @@ class ServerConfig:
             raise ConfigError(f"bots must be 1 to 9 (one seat stays for you), not {self.bots!r}")
         if self.bots < 0:
             raise ConfigError("bots must not be negative")
-        try:
-            parse_strategy(self.bot_level)
-        except StrategyError as e:
-            raise ConfigError(f"bot_level: {e} (levels: {', '.join(LEVELS)})") from None
+        check_strategy("bot_level", self.bot_level)
         if not 0 <= self.bot_workers <= 256:
             raise ConfigError(f"bot_workers must be 0 (one per core) to 256, not {self.bot_workers!r}")
         for name in ("max_connections", "max_tables", "send_queue", "chat_max",
@@ -221,6 +231,18 @@ class ServerConfig:
     @property
     def log_level_number(self) -> int:
         return getattr(logging, self.log_level.upper())
+
+
+def check_strategy(where: str, spec: str) -> None:
+    """Raise ``UnusableStrategy`` unless ``spec`` makes a strategy: a level, a strategy's
+    name, or a name with parameters (``"search:ms=20"``), every value in range."""
+    try:
+        make_strategy(spec)
+    except UnknownStrategy as e:  # its message lists the levels and strategies
+        raise UnusableStrategy(where, str(e), ", with or without parameters (such as "
+                               "search:ms=20)") from None
+    except StrategyError as e:  # a parameter: the message says which and what it takes
+        raise UnusableStrategy(where, str(e)) from None
 
 
 def _coerce(owner: str, f: dataclasses.Field[Any], value: Any) -> Any:

@@ -18,7 +18,7 @@ import trio
 from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
-from .config import ConfigError, ServerConfig, TableSettings
+from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
 from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
 from .storage import AsyncStore, StorageWriteError, hash_token
@@ -376,10 +376,13 @@ class Lobby:
             return
         try:
             settings = TableSettings.from_wire(msg.options, self.config.table)
+        except UnusableStrategy as e:  # the fallback (the wire carries names only)
+            session.send(P.Error(code=E.UNKNOWN_STRATEGY, request=msg.TYPE, re=msg.id,
+                                 field="options", message=f"fallback: {e.reason}"[:500]))
+            return
         except ConfigError as e:
-            code = E.UNKNOWN_STRATEGY if "fallback" in str(e) else E.OUT_OF_RANGE
-            session.send(P.Error(code=code, request=msg.TYPE, re=msg.id, field="options",
-                                 message=str(e)[:500]))
+            session.send(P.Error(code=E.OUT_OF_RANGE, request=msg.TYPE, re=msg.id,
+                                 field="options", message=str(e)[:500]))
             return
         name = msg.name or f"{session.name}'s table"
         table = self.open_table(name[:40], settings)

@@ -54,7 +54,15 @@ def test_config_file_then_flags(tmp_path: Path):
     ("[table]\nturn_time = 'long'\n", "table.turn_time must be a number"),
     ("port = 70000\n", "port must be 0 to 65535"),
     ("[table]\nseats = 11\n", "players must be 2 to 10"),
-    ("[table]\nfallback = 'genius'\n", "table.fallback must be one of"),
+    ("[table]\nfallback = 'genius'\n",
+     r"table.fallback: no strategy 'genius': choose a level \(easy, normal, hard\) or a "
+     r"strategy \(heuristic, mcs, random, search\), with or without parameters"),
+    ("[table]\nfallback = 'search:budget=5'\n",
+     "table.fallback: search has no parameter 'budget': it takes ms, samples"),
+    ("[table]\nfallback = 'search:ms=fast'\n", "table.fallback: search:ms must be a number"),
+    ("[table]\nfallback = 'search:ms=0'\n", "table.fallback: search: ms must be a number of "
+     "milliseconds, 0 < ms <= 60000"),
+    ("bot_level = 'search:ms=-5'\n", "bot_level: search: ms must be a number of milliseconds"),
     ("bots = 10\n", "bots must be 1 to 9"),
     ("port = \n", "not valid TOML"),
 ])
@@ -63,12 +71,27 @@ def test_bad_settings_are_named(text: str, words: str):
         load_config_text(text)
 
 
+@pytest.mark.parametrize("fallback", ["heuristic", "random", "search", "mcs", "easy", "normal",
+                                      "hard", "search:ms=20", "mcs:samples=50",
+                                      "search:ms=20,samples=10"])
+def test_the_fallback_is_a_level_or_a_strategy_with_or_without_parameters(fallback: str):
+    config = config_from_args(parse_args(["--fallback", fallback]))
+    assert config.table.fallback == fallback
+    # the wire carries names only: a table's options show the strategy's name
+    assert config.table.to_wire().fallback == fallback.partition(":")[0]
+
+
 def test_a_bad_config_file_is_reported_not_raised(tmp_path: Path, capsys):
     path = tmp_path / "bad.toml"
     path.write_text("[table]\nturn_time = -1\n")
     assert main(["--config", str(path)]) == 2
     assert "table.turn_time must be 0.1 to 3600 seconds" in capsys.readouterr().err
     assert main(["--config", str(tmp_path / "missing.toml")]) == 2
+    capsys.readouterr()
+    assert main(["--fallback", "search:budget=5"]) == 2
+    assert capsys.readouterr().err == ("nimmt-server: table.fallback: search has no parameter "
+                                       "'budget': it takes ms, samples, noise, mix, depth, "
+                                       "seed\n")
 
 
 def test_the_address_to_give_friends():
