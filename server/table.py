@@ -20,6 +20,13 @@ sans-IO ``match.Match``; this task only moves things in and out of it:
   of this table's own: the table, its clock and every other table go on
   meanwhile. A worker that fails or is late gets the decision made by a cheap
   strategy instead.
+
+A bot's strategy lives here, with the table, whichever way it decides: in
+``_bots`` for the cheap ones, and for the timed ones as the pickled state its
+worker answered with last (``_states``, sent with the bot's next decision to
+whichever worker is free). It is not persisted: a table restored after a restart
+starts its bots afresh. Both are forgotten when the bot's seat is taken by
+someone else or emptied, and when the table closes.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Req
 from .room import SeatState
 from .session import Session
 from .storage import AsyncStore, Fact, StorageWriteError, options_to_json
-from .thinking import ThinkFailed, ThinkPool
+from .thinking import MAX_STATE_BYTES, ThinkFailed, ThinkPool
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "storage_notice",
            "stored_settings"]
@@ -57,6 +64,8 @@ QUEUE_PER_CONNECTION = 16
 INBOX_SIZE = 4096
 #: inputs the task takes one after the other before it lets other tasks run
 BATCH = 64
+#: a bot at a table: (seat, strategy, seed), as its ``Think`` names it
+_BotKey = tuple[int, str | None, int | None]
 
 
 class LobbyHooks(Protocol):
@@ -101,10 +110,12 @@ class Table:
         self._queued: dict[int, int] = {}  # requests in the inbox, per connection number
         self._notices: deque[tuple[Session, Input]] = deque()
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
-        self._bots: dict[tuple[int, str, int | None], Strategy] = {}
+        self._bots: dict[_BotKey, Strategy] = {}
+        # (seat, strategy, seed) -> a timed strategy's pickled state, from its worker's
+        # last answer (strategy None: the table's fallback deciding for that seat)
+        self._states: dict[_BotKey, bytes] = {}
         self._thinks: deque[Think] = deque()
         self._answers: deque[BotDecided] = deque()  # from the workers, not fed yet
-        self._fallback = make_strategy(settings.fallback)
         self._think_tasks: trio.Nursery | None = None
         self._closed = trio.Event()
 
@@ -126,6 +137,13 @@ class Table:
 
     def info(self) -> P.TableInfo:
         return self.match.info()
+
+    def bot_state(self, seat: int) -> bytes | None:
+        """The pickled strategy state kept for ``seat``'s next timed decision (its
+        bot's, or the fallback's at a player's seat) as a worker last answered; None:
+        nothing kept (the strategy starts afresh)."""
+        return next((state for (index, _, _), state in self._states.items() if index == seat),
+                    None)
 
     def place_bot(self, index: int, strategy: str, name: str | None) -> None:
         """Seat a built-in bot before the table runs (the caller checked the seat is free)."""
@@ -282,17 +300,56 @@ class Table:
             await trio.lowlevel.checkpoint()
 
     async def _think_away(self, pool: ThinkPool, think: Think, spec: str) -> None:
-        """``think`` answered by a worker process; by the heuristic if that fails."""
+        """``think`` answered by a worker process, with the bot's state of its last
+        decision; by the heuristic if that fails (the state is then kept as it was)."""
+        key = _bot_key(think)
         try:
-            decision = await pool.decide(spec, think.seed, think.view, self._think_time(think))
+            thought = await pool.think(spec, think.seed, think.view, self._think_time(think),
+                                       state=self._states.get(key))
         except ThinkFailed as e:
             log.warning("table=%s seat=%d: %s; the heuristic decides", self.id, think.seat, e)
             decision = _EMERGENCY.decide(think.view)
+        else:
+            decision = thought.decision
+            if thought.note is not None:
+                log.warning("table=%s seat=%d: %s (worker pid %d): %s", self.id, think.seat,
+                            spec, thought.worker, thought.note)
+            self._keep_state(key, thought.state)
         self._answers.append(BotDecided(think.seat, think.key, decision))
         try:
             self._inbox_send.send_nowait(None)  # wake the task
         except (trio.WouldBlock, trio.ClosedResourceError):
             pass  # it has inputs waiting anyway (or is closed): it reads the answers first
+
+    def _keep_state(self, key: _BotKey, state: bytes | None) -> None:
+        """Keep ``state`` for the bot's next decision (None: it starts afresh), unless
+        the bot has left its seat or the table is closed meanwhile."""
+        if state is not None and len(state) > MAX_STATE_BYTES:
+            log.warning("table=%s seat=%d: a strategy state of %d bytes, more than %d: "
+                        "the bot starts afresh", self.id, key[0], len(state), MAX_STATE_BYTES)
+            state = None
+        if state is None or self.closed or not self._seated(key):
+            self._states.pop(key, None)
+        else:
+            self._states[key] = state
+
+    def _seated(self, key: _BotKey) -> bool:
+        """Whether the bot ``key`` names still holds its seat (strategy None: the
+        fallback of a seat that a player holds)."""
+        index, strategy, seed = key
+        seats = self.match.seats
+        seat = seats[index] if 0 <= index < len(seats) else None
+        if seat is None:
+            return False
+        if strategy is None:
+            return not seat.builtin
+        return seat.strategy == strategy and seat.seed == seed
+
+    def _forget_gone_bots(self) -> None:
+        """Drop the strategies of bots no longer at the table (all, once it is closed)."""
+        for kept in (self._bots, self._states):
+            for key in [k for k in kept if self.closed or not self._seated(k)]:
+                del kept[key]
 
     def _think_time(self, think: Think) -> float:
         """As long as a person would have for this decision."""
@@ -302,12 +359,13 @@ class Table:
             kind, settings.turn_time)
 
     def _strategy(self, think: Think) -> Strategy:
-        if think.strategy is None:
-            return self._fallback
-        key = (think.seat, think.strategy, think.seed)
+        """The bot's strategy, or the table's fallback for that seat (each seat its own:
+        a searching one learns from what that seat sees)."""
+        key = _bot_key(think)
         bot = self._bots.get(key)
         if bot is None:
-            bot = self._bots[key] = make_strategy(think.strategy, think.seed)
+            spec = think.strategy if think.strategy is not None else self.match.settings.fallback
+            bot = self._bots[key] = make_strategy(spec, think.seed)
         return bot
 
     async def _carry_out(self, effects: Effects) -> None:
@@ -392,8 +450,10 @@ class Table:
             self.lobby.table_started(self)
         if effects.changed:
             self.lobby.table_changed(self)
+            self._forget_gone_bots()
         if effects.closed is not None:
             self._thinks.clear()
+            self._forget_gone_bots()
             self._inbox_send.close()
             self.lobby.table_closed(self)
             self._closed.set()
@@ -417,6 +477,10 @@ def stored_settings(match: Match) -> dict[str, Any]:
     return {"table": asdict(match.settings), "persistent": match.persistent,
             "autostart": match.autostart}
 _EMERGENCY = HeuristicStrategy()
+
+
+def _bot_key(think: Think) -> _BotKey:
+    return (think.seat, think.strategy, think.seed)
 
 
 def _timed(spec: str) -> bool:

@@ -1,28 +1,71 @@
 """A think worker (``python -m nimmt.server.think_worker FD``): decides the views it is sent.
 
-Started by ``thinking.ThinkPool``; reads ``(spec, seed, view)`` from the socket
-``FD`` and answers ``("ok", decision)`` or ``("error", text)``, until the socket
-closes (the server ended or killed it). It imports the strategies and the
+Started by ``thinking.ThinkPool``; reads ``(spec, seed, view, state)`` from the
+socket ``FD`` and answers ``("ok", decision, state, note)`` or ``("error", text)``,
+until the socket closes (the server ended or killed it). It decides with the strategies and the
 engine only.
+
+A worker keeps nothing between decisions: a bot's strategy (what a searching bot
+has learnt of its table, its random generator) travels with each job as
+``state``, the strategy object pickled after its last decision, and comes back
+pickled after this one; the server keeps it for the bot's next decision, whichever
+worker takes it. ``state`` None (a bot's first decision), one that cannot be
+loaded, or one of another strategy: a fresh ``make_strategy(spec, seed)``, and
+``note`` says why. The state is only ever a blob this same code pickled, kept in
+the server's memory: nothing from the network is unpickled.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import sys
-from collections import OrderedDict
 from multiprocessing.connection import Connection
 from typing import Any
 
-from nimmt.bots import Strategy, make_strategy
+from nimmt.bots import STRATEGIES, Strategy, make_strategy, parse_strategy
 
-__all__ = ["WORKER_NICENESS"]
+from .thinking import MAX_STATE_BYTES
+
+__all__ = ["WORKER_NICENESS", "load_strategy", "save_strategy"]
 
 #: how much lower the workers' priority is than the server's (``nice``)
 WORKER_NICENESS = 10
-#: strategies a worker keeps between decisions (each bot's own, by spec and seed)
-_KEPT = 256
+
+
+def load_strategy(spec: str, seed: int | None, state: bytes | None) -> tuple[Strategy, str | None]:
+    """The strategy ``state`` holds, or a fresh ``make_strategy(spec, seed)`` and why
+    (None: none needed). Raises ``StrategyError`` for a ``spec`` that cannot be made."""
+    if state is None:
+        return make_strategy(spec, seed), None
+    why: str
+    if len(state) > MAX_STATE_BYTES:
+        why = f"its state is {len(state)} bytes, more than {MAX_STATE_BYTES}"
+    else:
+        try:
+            strategy = pickle.loads(state)  # noqa: S301 - our own pickle, from the server
+        except Exception as e:  # noqa: BLE001 - any corrupt or outdated pickle
+            why = f"its state could not be loaded ({e!r})"
+        else:
+            expected = STRATEGIES[parse_strategy(spec)[0]].factory
+            if isinstance(strategy, expected if isinstance(expected, type) else object) \
+                    and callable(getattr(strategy, "decide", None)):
+                return strategy, None
+            why = f"its state holds a {type(strategy).__name__}, not a {spec}"
+    return make_strategy(spec, seed), f"{why}: it starts afresh"
+
+
+def save_strategy(strategy: Strategy) -> tuple[bytes | None, str | None]:
+    """``strategy`` pickled, or None and why it cannot be kept."""
+    try:
+        state = pickle.dumps(strategy, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as e:  # noqa: BLE001 - a strategy that does not pickle
+        return None, f"its state could not be saved ({e!r}): it starts afresh next time"
+    if len(state) > MAX_STATE_BYTES:
+        return None, (f"its state grew to {len(state)} bytes, more than {MAX_STATE_BYTES}: "
+                      "it starts afresh next time")
+    return state, None
 
 
 def _serve(conn: Connection) -> None:
@@ -32,20 +75,18 @@ def _serve(conn: Connection) -> None:
         os.nice(WORKER_NICENESS)
     except (AttributeError, OSError):  # pragma: no cover - not allowed here
         pass
-    kept: OrderedDict[tuple[str, int | None], Strategy] = OrderedDict()
     while True:
         try:
-            spec, seed, view = conn.recv()
+            spec, seed, view, state = conn.recv()
         except (EOFError, OSError, KeyboardInterrupt):
             return
+        reply: tuple[Any, ...]
         try:
-            strategy = kept.get((spec, seed))
-            if strategy is None:
-                strategy = kept[(spec, seed)] = make_strategy(spec, seed)
-                if len(kept) > _KEPT:
-                    kept.popitem(last=False)
-            kept.move_to_end((spec, seed))
-            reply: tuple[str, Any] = ("ok", strategy.decide(view))
+            strategy, loaded = load_strategy(spec, seed, state)
+            decision = strategy.decide(view)
+            state, saved = save_strategy(strategy)
+            notes = [n for n in (loaded, saved) if n is not None]
+            reply = ("ok", decision, state, "; ".join(notes) or None)
         except Exception as e:  # a strategy's bug: the server decides another way
             reply = ("error", repr(e))
         try:

@@ -19,7 +19,13 @@ few worker processes and await the answer without blocking the event loop:
   behind) nor multiprocessing's spawn (which re-runs the main script of whatever
   program embeds the server). A worker whose server dies reads end-of-file and ends.
 
-Only the seat's ``View`` crosses to the worker (it pickles): what the bot may know.
+Only the seat's ``View`` (what the bot may know) and the bot's own state cross to
+the worker. A worker keeps nothing between decisions: ``think`` takes the
+strategy's state pickled after the bot's previous decision and answers with the
+state after this one (``Thought.state``); the caller keeps it for the bot's next
+decision (``table.Table`` does, per seat). So a searching bot learns over a game
+whichever worker decides, and a worker killed or replaced loses nothing but the
+decision it was thinking about.
 """
 
 from __future__ import annotations
@@ -38,11 +44,14 @@ import trio
 
 from nimmt.engine import Decision, View
 
-__all__ = ["ThinkPool", "ThinkFailed", "default_workers"]
+__all__ = ["ThinkPool", "ThinkFailed", "Thought", "default_workers", "MAX_STATE_BYTES"]
 
 log = logging.getLogger("nimmt.server")
 
-
+#: the largest strategy state kept between a bot's decisions; a larger one is dropped
+#: and the bot starts afresh (a searching bot's grows by a few bytes a card it sees).
+#: (Here, not in think_worker: the worker runs as ``-m``, it must not be imported first.)
+MAX_STATE_BYTES = 1 << 20
 
 class ThinkFailed(Exception):
     """A worker did not answer in time, died, or its strategy raised (``str()`` says which)."""
@@ -56,14 +65,28 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """A worker's answer: the ``decision``; the strategy's ``state`` after it (pickled,
+    for the bot's next decision; None: start afresh next time); ``note``: why the
+    state was not used or not kept (None: all went well), for the log; ``worker``:
+    the pid of the worker process that decided."""
+
+    decision: Decision
+    state: bytes | None
+    note: str | None
+    worker: int
+
+
 @dataclass(eq=False)
 class _Job:
     spec: str
     seed: int | None
     view: View
+    state: bytes | None
     deadline: float  # trio time
     done: trio.Event = field(default_factory=trio.Event)
-    result: Decision | None = None
+    result: Thought | None = None
     error: str | None = None
     abandoned: bool = False
 
@@ -107,16 +130,28 @@ class ThinkPool:
             self._stop_all()
 
     async def decide(self, spec: str, seed: int | None, view: View, timeout: float) -> Decision:
-        """``spec``'s decision (``make_strategy(spec, seed)``) for ``view``, within
-        ``timeout`` seconds from now, waiting for a free worker included. Raises
-        ``ThinkFailed`` if it cannot be had in time."""
+        """``spec``'s decision (a fresh ``make_strategy(spec, seed)``) for ``view``; see
+        ``think``."""
+        return (await self.think(spec, seed, view, timeout)).decision
+
+    async def think(self, spec: str, seed: int | None, view: View, timeout: float,
+                    state: bytes | None = None) -> Thought:
+        """``spec``'s decision for ``view`` by the strategy pickled in ``state`` (the
+        ``Thought.state`` of the bot's previous decision; None, or one that cannot be
+        loaded: ``make_strategy(spec, seed)``), and the strategy's state after it,
+        within ``timeout`` seconds from now, waiting for a free worker included.
+        Raises ``ThinkFailed`` if it cannot be had in time (``state`` is then still
+        the bot's state)."""
         if self._nursery is None:
             raise ThinkFailed("the pool is not running")
+        if state is not None and len(state) > MAX_STATE_BYTES:
+            raise ValueError(f"a strategy state of {len(state)} bytes: at most "
+                             f"{MAX_STATE_BYTES} are sent to a worker")
         if not self._started:
             self._started = True
             for n in range(self.workers):
                 self._nursery.start_soon(self._worker, n, name=f"think worker {n}")
-        job = _Job(spec, seed, view, trio.current_time() + timeout)
+        job = _Job(spec, seed, view, state, trio.current_time() + timeout)
         self._send.send_nowait(job)
         self._waiting += 1
         try:
@@ -171,7 +206,7 @@ class ThinkPool:
                     if process is not None and conn is not None:
                         self._kill(process, conn)
                     process, conn = self._spawn()
-                error = await self._run_job(conn, job)
+                error = await self._run_job(conn, job, process.pid)
                 if error is not None:
                     log.warning("think worker %d (pid %s): %s; replacing it", n, process.pid,
                                 error)
@@ -183,22 +218,24 @@ class ThinkPool:
             if process is not None and conn is not None:
                 self._kill(process, conn)
 
-    async def _run_job(self, conn: Connection, job: _Job) -> str | None:
-        """Run ``job`` on the worker at ``conn``; its error, or None (``job.result`` set)."""
+    async def _run_job(self, conn: Connection, job: _Job, pid: int) -> str | None:
+        """Run ``job`` on the worker ``pid`` at ``conn``; its error, or None
+        (``job.result`` set)."""
         try:
-            conn.send((job.spec, job.seed, job.view))
+            conn.send((job.spec, job.seed, job.view, job.state))
         except (OSError, ValueError) as e:
             return f"could not send it a decision ({e})"
         with trio.move_on_at(job.deadline):
             await trio.lowlevel.wait_readable(conn.fileno())
             try:
-                kind, value = conn.recv()
+                kind, *answer = conn.recv()
             except (EOFError, OSError):
                 return "it died"
             if kind == "error":
-                job.error = f"{job.spec} raised {value}"
+                job.error = f"{job.spec} raised {answer[0]}"
                 return None  # the worker is fine; its strategy failed
-            job.result = value
+            decision, state, note = answer
+            job.result = Thought(decision, state, note, pid)
             return None
         return f"{job.spec} took longer than its deadline"
 

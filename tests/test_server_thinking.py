@@ -5,16 +5,19 @@ table; the workers end with the server. Real server on 127.0.0.1, real clock."""
 from __future__ import annotations
 
 import os
+import pickle
 import signal
+from collections.abc import Callable
 
 import trio
 
 from nimmt import protocol as P
-from nimmt.bots import LEVELS, make_strategy
-from nimmt.engine import Game, Options
+from nimmt.bots import LEVELS, HeuristicStrategy, RandomStrategy, SearchStrategy, make_strategy
+from nimmt.engine import AwaitingCommits, Game, Options
 from nimmt.server.app import start_server
-from nimmt.server.thinking import ThinkFailed, ThinkPool
-from server_helpers import ScriptClient, make_config, seat_players
+from nimmt.server.think_worker import load_strategy, save_strategy
+from nimmt.server.thinking import MAX_STATE_BYTES, ThinkFailed, ThinkPool, Thought
+from server_helpers import Player, ScriptClient, make_config, play_until_over, seat_players
 
 
 def _alive(pid: int) -> bool:
@@ -137,6 +140,23 @@ async def test_levels_are_added_by_name_and_unknown_ones_refused() -> None:
     assert server.thinker.processes == []  # nobody searched: no worker was started
 
 
+async def test_a_tables_fallback_is_a_level_or_a_strategy_name() -> None:
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config())
+        ann = await ScriptClient.tcp(port, "Ann")
+        reply = await ann.request(P.CreateTable(options=P.TableOptions(fallback="godlike")))
+        assert isinstance(reply, P.Error) and reply.code == "unknown_strategy", reply
+        assert reply.field == "options"
+        assert reply.message.startswith("fallback: no strategy 'godlike': choose a level "
+                                         "(easy, normal, hard) or a strategy"), reply.message
+        for fallback in ("hard", "search"):
+            reply = await ann.request(P.CreateTable(options=P.TableOptions(fallback=fallback)))
+            assert isinstance(reply, P.Seated) and reply.table.options.fallback == fallback
+            await ann.request(P.Leave())
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+
+
 async def test_the_pool_decides_like_the_strategy_and_reports_failures() -> None:
     game = Game(Options(players=4), seed=5)
     view = game.view(0)
@@ -175,3 +195,154 @@ def test_bot_level_on_the_command_line() -> None:
         assert "bot_level" in str(e) and "easy, normal, hard" in str(e)
     else:
         raise AssertionError("an unknown level must be refused")
+
+
+# ---------------------------------------------------------------- a bot's state
+#: stops on the sample count, never on the clock: reproducible from its seed
+SEARCH = "search:samples=12,ms=20000"
+PRIOR = SearchStrategy().opponents.careless  # what the opponent model thinks before any card
+
+
+async def _one_bot_over_a_round(pool: ThinkPool,
+                                before: Callable[[int], None] = lambda n: None) -> list[Thought]:
+    """Seat 0 of a 4-player round decides by the pool, each time with the state of
+    its decision before; the others by the heuristic. Each of its decisions and
+    what it has learnt are checked against one strategy kept in this process:
+    the same, whichever worker decided. ``before(n)`` runs before its n-th."""
+    game = Game(Options(players=4), seed=11)
+    mine = make_strategy(SEARCH, 3)
+    others = HeuristicStrategy()
+    state: bytes | None = None
+    thoughts: list[Thought] = []
+    while game.round == 1:
+        pending = game.pending
+        seats = sorted(pending.waiting) if isinstance(pending, AwaitingCommits) else [
+            pending.seat]
+        for seat in seats:
+            view = game.view(seat)
+            if seat != 0:
+                game.apply(others.decide(view))
+                continue
+            before(len(thoughts))
+            thought = await pool.think(SEARCH, 3, view, timeout=30.0, state=state)
+            assert thought.note is None, thought.note
+            assert thought.decision == mine.decide(view), len(thoughts)
+            assert thought.state is not None
+            state = thought.state
+            assert pickle.loads(state).opponents.careless == mine.opponents.careless
+            thoughts.append(thought)
+            game.apply(thought.decision)
+    # it learnt over the round (the heuristic plays sensibly), not afresh each time
+    assert mine.opponents.careless < 0.1 < PRIOR
+    return thoughts
+
+
+async def test_a_bots_state_is_one_whichever_worker_decides() -> None:
+    pool = ThinkPool(2)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        thoughts = await _one_bot_over_a_round(pool)
+        assert len(thoughts) >= 10
+        assert len({t.worker for t in thoughts}) == 2  # both workers decided for it
+        nursery.cancel_scope.cancel()
+    assert pool.processes == []
+
+
+async def test_a_worker_killed_between_decisions_loses_nothing() -> None:
+    pool = ThinkPool(2)
+    killed: list[int] = []
+
+    def kill_every_worker(n: int) -> None:
+        if n in (3, 6):
+            for process in pool.processes:
+                process.kill()
+                process.wait()
+                killed.append(process.pid)
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        thoughts = await _one_bot_over_a_round(pool, kill_every_worker)
+        nursery.cancel_scope.cancel()
+    assert len(killed) == 4
+    assert not {t.worker for t in thoughts[3:]} & set(killed[:2])  # new workers went on
+    assert pool.processes == []
+
+
+async def test_a_state_that_cannot_be_used_starts_the_bot_afresh() -> None:
+    game = Game(Options(players=4), seed=5)
+    view = game.view(0)
+    pool = ThinkPool(1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        for state, why in [(b"not a pickle", "could not be loaded"),
+                           (pickle.dumps(RandomStrategy(1)), "holds a RandomStrategy")]:
+            thought = await pool.think(SEARCH, 7, view, timeout=10.0, state=state)
+            assert why in (thought.note or "") and "starts afresh" in (thought.note or "")
+            assert thought.decision == make_strategy(SEARCH, 7).decide(view)
+            assert isinstance(pickle.loads(thought.state or b""), SearchStrategy)
+        nursery.cancel_scope.cancel()
+
+
+def test_a_state_larger_than_the_bound_is_not_kept() -> None:
+    strategy = RandomStrategy(1)
+    strategy.ballast = b"x" * MAX_STATE_BYTES  # type: ignore[attr-defined]
+    state, note = save_strategy(strategy)
+    assert state is None and note is not None and "starts afresh" in note
+    assert str(MAX_STATE_BYTES) in note
+    fresh, note = load_strategy("random", 1, b"x" * (MAX_STATE_BYTES + 1))
+    assert isinstance(fresh, RandomStrategy) and "more than" in (note or "")
+    state, note = save_strategy(make_strategy("hard", 1))
+    assert note is None and state is not None and len(state) < 10_000
+
+
+async def test_a_timed_fallback_thinks_in_the_pool_and_learns_over_the_turns() -> None:
+    """Two players who never commit: the table's fallback, a search, decides for both
+    in the worker processes, each seat's with what it learnt at the turns before;
+    what it learnt is forgotten when the table closes."""
+    config = make_config(bot_workers=2, step_delay=0.0, fallback="search:samples=8,ms=20000")
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config)
+        ann = await ScriptClient.tcp(port, "Ann")
+        bob = await ScriptClient.tcp(port, "Bob")
+        table_id = await seat_players(ann, [bob], P.TableOptions(
+            seats=2, step_delay=0, turn_time=0.5, choice_time=0.5))
+        table = server.lobby.tables[table_id]
+        assert table.info().options.fallback == "search"  # names only on the wire
+        # both workers started first: a fresh one takes longer than these short turns
+        view = Game(Options(players=2), seed=1).view(0)
+        async with trio.open_nursery() as warm:
+            for seed in (1, 2):
+                warm.start_soon(server.thinker.decide, "random", seed, view, 30.0)
+        await ann.send(P.Start())
+        for _ in range(3):  # Ann and Bob say nothing; the autopilot commits for them
+            await ann.expect("commit_accepted")
+            await ann.expect("revealed")
+        assert server.thinker.processes, "the fallback searched in the worker processes"
+        for seat in (0, 1):
+            learnt = pickle.loads(table.bot_state(seat) or b"")
+            assert isinstance(learnt, SearchStrategy)
+            assert learnt.opponents.careless != PRIOR  # it learnt from the other's cards
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+    assert table.closed and table.bot_state(0) is None and table.bot_state(1) is None
+    assert server.thinker.processes == []
+
+
+async def test_a_bots_state_is_forgotten_when_it_leaves_its_seat() -> None:
+    config = make_config(bot_workers=1, step_delay=0.0)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config)
+        ann = await ScriptClient.tcp(port, "Ann")
+        table_id = await seat_players(ann, [], P.TableOptions(seats=2, step_delay=0,
+                                                              rounds=1, point_limit=None))
+        table = server.lobby.tables[table_id]
+        reply = await ann.request(P.AddBot(strategy="normal"))
+        assert isinstance(reply, P.TableUpdated), reply
+        await ann.send(P.Start())
+        await play_until_over(Player(ann))
+        assert isinstance(pickle.loads(table.bot_state(1) or b""), SearchStrategy)
+        reply = await ann.request(P.RemoveBot(seat=1))
+        assert isinstance(reply, P.TableUpdated), reply
+        assert table.bot_state(1) is None
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
