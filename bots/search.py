@@ -12,7 +12,8 @@ path. For each decision it repeatedly
    every card seen; before any, it is thought random);
 3. plays each candidate decision on that same deal and the same random seed,
    and the rest of the round with that same mix of play for every seat.
-   When the table is thought random (0.95 or more), the deal fixes the order
+   When the table is thought random (0.95 or more: so it is before any card
+   is seen), the deal fixes the order
    in which every seat plays its hand, so each candidate meets exactly the
    same opponent cards, and the round is played out on the cheapest loop
    (``play_in_order``): about twice the deals of ``mcs`` in the same time;

@@ -312,7 +312,7 @@ def test_search_learns_how_carelessly_the_opponents_play(opponents: str, low: fl
     learnt = []
     for seed in range(6):
         model = OpponentModel()
-        assert model.careless == pytest.approx(0.95, abs=0.01)
+        assert model.careless == pytest.approx(0.993, abs=0.001)
         others = [make_strategy(opponents, seed=s) for s in range(4)]
         game = Game(Options(players=4, rounds=2), seed=seed)
         while not game.is_over:
