@@ -120,7 +120,7 @@ async def play_first_turn(conn: ClientConnection) -> dict[str, Any]:
 
 def test_solo_end_to_end_keys_play_a_turn_on_the_real_server() -> None:
     async def main_() -> None:
-        solo = SoloServer(2, extra_args=["--step-delay", "0", "--log-level", "warning"])
+        solo = SoloServer(2, level="easy", extra_args=["--step-delay", "0", "--log-level", "warning"])
         await solo.start()
         try:
             conn = await solo.connect("Ann")
