@@ -34,30 +34,22 @@ from nimmt.engine import (
     AwaitingDraftPick,
     AwaitingRowChoice,
     AwaitingTieChoice,
-    CardPlaced,
-    CardsRevealed,
     ChooseRow,
     ChooseTie,
     Commit,
-    CommitAccepted,
     Deal,
     Decision,
-    DraftOpened,
     DraftPick,
-    DraftPicked,
     End,
     Event,
     Game,
     GameOver,
-    HandDealt,
     IllegalDecision,
     NotYourDecision,
     Place,
     RoundScored,
     RoundStarted,
     RowChoiceNeeded,
-    RowsDealt,
-    RowTaken,
     SeatCommitted,
     StaleTurn,
     TieChoiceNeeded,
@@ -68,6 +60,7 @@ from nimmt.engine import (
 from . import translate
 from .config import TableSettings
 from .room import Member, Room, SeatState
+from .match_events import Queued, log_line, messages_for, paced
 from .match_io import (
     BotDecided,
     Disconnected,
@@ -99,8 +92,6 @@ E = P.ErrorCode
 #: chance: ``dealer(options, pending, view, rng) -> Deal`` (tests pass their own)
 Dealer = Callable[..., Any]
 
-# events that open a resolution step (a RowTaken and the CardPlaced after it are one step)
-_STEP_EVENTS = (RowTaken, CardPlaced, RowChoiceNeeded, TieChoiceNeeded)
 _DECISIONS = (P.Commit, P.ChooseRow, P.ChooseTie, P.DraftPick)
 
 #: defaults of the table's limits (the server passes its settings: docs/SERVER.md, "Limits")
@@ -147,7 +138,7 @@ class Match:
         self._nobody_since: float | None = now
         self._over_since: float | None = None
         # output not sent yet: (event, request id, a paced step starts here)
-        self._backlog: deque[tuple[Event, int | None, bool]] = deque()
+        self._backlog: deque[Queued] = deque()
         self._paced_until: float | None = None
         self._deferred: deque[Input] = deque()  # inputs that wait for the backlog
         # seat -> the decision key a strategy is deciding for it (a Think not answered yet)
@@ -934,19 +925,7 @@ class Match:
         """Queue ``events`` for each seat and spectator as they may see them; a
         resolution step waits ``step_delay`` after the one before (``_flush``).
         ``re``: the id of the request that caused them (echoed by commit_accepted)."""
-        previous: Event | None = None
-        steps = 0
-        backlog = self._backlog
-        for event in events:
-            pause = False
-            if _is_step(event, previous):
-                pause = previous is not None
-                steps += 1
-            elif steps and isinstance(event, (TurnStarted, RoundScored)):
-                pause = True
-                steps = 0
-            backlog.append((event, re, pause))
-            previous = event
+        self._backlog.extend(paced(events, re))
 
     def _flush(self) -> bool:
         """Send the queued events that are due; True when none is left."""
@@ -973,89 +952,31 @@ class Match:
         return True
 
     def _send_event(self, event: Event, game: Game, re: int | None = None) -> None:
-        if isinstance(event, HandDealt):
-            self._to_seat(event.seat, P.HandDealt(cards=event.hand))
-            return
-        if isinstance(event, CommitAccepted):
-            self._to_seat(event.seat, P.CommitAccepted(
-                round=self._shown[0], turn=self._shown[1], card=event.card, re=re))
-            return
-        msg: P.Message
+        """Tell ``event`` to everyone it concerns (``match_events.messages_for``), after
+        doing what it starts: a new round or turn is shown, a decision asked for is armed
+        (its deadline goes on the messages); the round's scores and the game's end
+        change the table."""
         if isinstance(event, RoundStarted):
             self._shown = (event.round, 0)
-            msg = P.RoundStarted(round=event.round)
-            self._log(logging.INFO, None, "round %d starts", event.round)
-        elif isinstance(event, RowsDealt):
-            if game.options.draft:
-                # Draft: the hands were picked in the open; each seat is told its own
-                for index in range(len(self.room.seats)):
-                    hand = game.view(index).hand
-                    if hand:
-                        self._to_seat(index, P.HandDealt(cards=hand))
-            msg = P.RowsDealt(rows=tuple((c,) for c in event.rows))
         elif isinstance(event, TurnStarted):
             self._shown = (event.round, event.turn)
+        deadline = None
+        if isinstance(event, (TurnStarted, RowChoiceNeeded, TieChoiceNeeded)):
             self._open_decision()
-            deadline, remaining = self._wire_deadline()
-            msg = P.TurnStarted(round=event.round, turn=event.turn, deadline=deadline,
-                                remaining=remaining)
-        elif isinstance(event, SeatCommitted):
-            msg = P.SeatCommitted(seat=event.seat)
-        elif isinstance(event, CardsRevealed):
-            msg = P.Revealed(plays=event.plays)
-            self._log(logging.INFO, None, "revealed %s",
-                      " ".join(f"{s}:{c}" for s, c in event.plays))
-        elif isinstance(event, CardPlaced):
-            msg = P.Placed(seat=event.seat, card=event.card, row=event.row, end=event.end.value)
-            self._log(logging.DEBUG, event.seat, "placed %d on row %d (%s)", event.card,
-                      event.row, event.end.value)
-        elif isinstance(event, RowTaken):
-            msg = P.RowTaken(seat=event.seat, row=event.row, cards=event.cards,
-                             bullheads=event.bullheads)
-            self._log(logging.INFO, event.seat, "took row %d (%d bullhead%s)", event.row,
-                      event.bullheads, "s" if event.bullheads != 1 else "")
-        elif isinstance(event, RowChoiceNeeded):
-            self._open_decision()
-            deadline, remaining = self._wire_deadline()
-            self._to_all(P.RowChoiceNeeded(seat=event.seat, card=event.card, deadline=deadline,
-                                           remaining=remaining))
-            self._to_seat(event.seat, P.RowChoiceRequest(
-                round=self._shown[0], turn=self._shown[1], card=event.card,
-                rows=translate.ALL_ROWS, deadline=deadline, remaining=remaining))
-            self._log(logging.INFO, event.seat, "card %d fits no row: chooses a row",
-                      event.card)
-            return
-        elif isinstance(event, TieChoiceNeeded):
-            self._open_decision()
-            deadline, remaining = self._wire_deadline()
-            places = translate.places(event.places)
-            self._to_all(P.TieChoiceNeeded(seat=event.seat, card=event.card, places=places,
-                                           deadline=deadline, remaining=remaining))
-            self._to_seat(event.seat, P.TieChoiceRequest(
-                round=self._shown[0], turn=self._shown[1], card=event.card, places=places,
-                deadline=deadline, remaining=remaining))
-            self._log(logging.INFO, event.seat, "card %d ties: chooses a place", event.card)
-            return
-        elif isinstance(event, RoundScored):
-            self._to_all(P.RoundScored(round=event.round, penalties=event.penalties,
-                                       totals=event.totals))
+            deadline = self._wire_deadline()
+        for seat, msg in messages_for(event, game.options, game.view, self._shown, deadline, re):
+            if seat is None:
+                self._to_all(msg)
+            else:
+                self._to_seat(seat, msg)
+        line = log_line(event)
+        if line is not None:
+            level, seat, text, args = line
+            self._log(level, seat, text, *args)
+        if isinstance(event, RoundScored):
             self._updated()
-            self._log(logging.INFO, None, "round %d scored: penalties %s totals %s",
-                      event.round, list(event.penalties), list(event.totals))
-            return
-        elif isinstance(event, DraftOpened):
-            msg = P.DraftOpened(round=self._shown[0], pool=event.pool,
-                                first_picker=event.first_picker)
-        elif isinstance(event, DraftPicked):
-            msg = P.DraftPicked(seat=event.seat, card=event.card)
         elif isinstance(event, GameOver):
-            r = event.result
-            self._to_all(P.GameOver(totals=r.totals, places=r.places, winners=r.winners))
-            self._game_over(r)
-            return
-        else:  # pragma: no cover
-            raise AssertionError(f"no message for {event!r}")
-        self._to_all(msg)
+            self._game_over(event.result)
 
     def _game_over(self, result: Any) -> None:
         self._log(logging.INFO, None, "game over: totals %s, winners %s", list(result.totals),
@@ -1154,8 +1075,3 @@ class Match:
         m._started_wall = data.get("started_wall", 0.0)
         return m
 
-
-def _is_step(event: Event, previous: Event | None) -> bool:
-    if isinstance(event, CardPlaced):
-        return not isinstance(previous, RowTaken)
-    return isinstance(event, _STEP_EVENTS)
