@@ -22,7 +22,6 @@ import logging
 import math
 import random
 from collections import deque
-from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -60,7 +59,8 @@ from nimmt.engine import (
 from . import translate
 from .config import TableSettings
 from .room import Member, Room, SeatState
-from .match_events import Queued, log_line, messages_for, paced
+from .match_events import log_line, messages_for, paced
+from .match_state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState, log
 from .match_io import (
     BotDecided,
     Disconnected,
@@ -72,7 +72,7 @@ from .match_io import (
     Think,
     Who,
 )
-from .storage.facts import Fact, deal_fact, decision_fact, game_started_fact, left_fact, seat_fact
+from .storage.facts import deal_fact, decision_fact, game_started_fact, left_fact, seat_fact
 from .match_data import (
     deal_from_data,
     deal_to_data,
@@ -84,69 +84,18 @@ from .match_data import (
     rng_to_data,
 )
 
-__all__ = ["Match", "Dealer"]
+__all__ = ["Match", "Dealer", "MAX_SPECTATORS", "SPECTATOR_GRACE", "MAX_DEFERRED"]
 
-log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
 
-#: chance: ``dealer(options, pending, view, rng) -> Deal`` (tests pass their own)
-Dealer = Callable[..., Any]
 
 _DECISIONS = (P.Commit, P.ChooseRow, P.ChooseTie, P.DraftPick)
 
-#: defaults of the table's limits (the server passes its settings: docs/SERVER.md, "Limits")
-MAX_SPECTATORS = 100  # spectators at one table; one more watch: table_full
-SPECTATOR_GRACE = 120.0  # a spectator whose connection dropped is removed after this
-MAX_DEFERRED = 16  # one member's requests waiting for the paced steps; more: rate_limited
 
 
-class Match:
-    """One table's seats, spectators, options and (while playing) private ``Game``."""
-
-    def __init__(self, table_id: str, name: str, settings: TableSettings, *, now: float,
-                 persistent: bool = False, autostart: bool = False, seed: int | None = None,
-                 dealer: Dealer | None = None, max_spectators: int = MAX_SPECTATORS,
-                 spectator_grace: float = SPECTATOR_GRACE,
-                 max_deferred: int = MAX_DEFERRED) -> None:
-        self.id = table_id
-        self.name = name
-        self.settings = settings
-        self.options = settings.to_wire()
-        self.persistent = persistent  # the --bots table: never closed while it waits
-        self.autostart = autostart  # start as soon as every seat is taken
-        self.dealer: Dealer = dealer or translate.random_deal
-        self.max_spectators = max_spectators  # a watch past it: table_full
-        self.spectator_grace = spectator_grace  # a spectator away this long is removed
-        self.max_deferred = max_deferred  # a member's requests waiting for the steps
-        self.room = Room(settings.seats)
-        self.status = "waiting"  # waiting, playing, over, closed
-        self.games_played = 0
-        self._rng = random.Random(seed)
-        self._deal_rng = random.Random(0)
-        self._game: Game | None = None  # private: never handed out
-        self._history: list[Deal | Decision] = []  # this game's deals and decisions, in order
-        # the decision awaited and its timer
-        self._armed: tuple[Any, ...] | None = None
-        self._deadline: float | None = None
-        # the deadline as announced on the wire (Unix time), fixed when it is armed:
-        # every message about this decision carries exactly this value
-        self._wire_at: float | None = None
-        self._armed_at = 0.0
-        self._warned = False
-        self._shown = (0, 0)  # the round and turn the players have been told of
-        self._chosen: dict[int, tuple[int, int]] = {}  # seat -> (round, turn) of its last choice
-        self._nobody_since: float | None = now
-        self._over_since: float | None = None
-        # output not sent yet: (event, request id, a paced step starts here)
-        self._backlog: deque[Queued] = deque()
-        self._paced_until: float | None = None
-        self._deferred: deque[Input] = deque()  # inputs that wait for the backlog
-        # seat -> the decision key a strategy is deciding for it (a Think not answered yet)
-        self._thinking: dict[int, tuple[Any, ...]] = {}
-        self._now = now
-        self._wall = 0.0
-        self._started_wall = 0.0  # when this game started (Unix time), for its record
-        self._out = Effects()
+class Match(MatchState):
+    """One table's seats, spectators, options and (while playing) private ``Game``:
+    its state (``MatchState``) with the interface."""
 
     def __repr__(self) -> str:
         return f"<Match {self.id} {self.status}>"
@@ -234,95 +183,12 @@ class Match:
         self._fact(seat_fact(index, name, "builtin", strategy))
         self._log(logging.INFO, index, "bot %r (%s) sits down", name, strategy)
 
-    def info(self) -> P.TableInfo:
-        """The table as the lobby lists it (public information only)."""
-        game = self._game
-        totals = game.totals if game is not None else None
-        penalties = game.view(None).penalties if game is not None and not game.is_over else None
-        status = "over" if self.status == "closed" else self.status
-        return P.TableInfo(table_id=self.id, name=self.name, options=self.options,
-                           seats=self.room.seat_infos(totals, penalties), host=self.room.host,
-                           status=status, spectators=self.room.spectators())
-
     def describe_options(self) -> str:
         s = self.settings
         parts = [f"limit={s.point_limit or '-'}", f"rounds={s.rounds or '-'}"]
         parts += [v for v in ("tactic_deck", "draft", "professional") if getattr(s, v)]
         parts.append(f"turn={s.turn_time:g}s step={s.step_delay:g}s")
         return " ".join(parts)
-
-    # ================================================================== plumbing
-    def _begin_call(self, now: float, wall: float) -> None:
-        # self._out may hold facts from place_bot: they go out with this call's effects
-        self._now, self._wall = now, wall
-
-    def _end_call(self) -> Effects:
-        out, self._out = self._out, Effects()
-        return out
-
-    def _fact(self, fact: Fact) -> None:
-        self._out.facts.append(fact)
-
-    def _reachable(self, member: int) -> bool:
-        # A member whose connection dropped gets nothing until it is back: it then
-        # gets a snapshot. (Its new connection may already be bound while this
-        # table still handles the drop, and must not see the drop's messages.)
-        known = self.room.members.get(member)
-        return known is None or known.connected
-
-    def _send(self, member: int, msg: P.Message) -> None:
-        if self._reachable(member):
-            self._out.sends.append((member, msg))
-
-    def _to_seat(self, index: int, msg: P.Message) -> None:
-        seat = self.room.seats[index]
-        if seat is not None and seat.member is not None:
-            self._send(seat.member, msg)
-
-    def _to_all(self, msg: P.Message) -> None:
-        sends = self._out.sends
-        for member, known in self.room.members.items():
-            if known.connected:
-                sends.append((member, msg))
-
-    def _refuse(self, who: Who | None, msg: Any, code: str, text: str,
-                field: str | None = None) -> None:
-        if who is None:
-            return
-        self._send(who.id, P.Error(code=code, message=text, field=field,
-                                   request=getattr(msg, "TYPE", None),
-                                   re=getattr(msg, "id", None)))
-
-    def _updated(self, asker: int | None = None, re: int | None = None,
-                 table: bool = True) -> None:
-        """Tell everyone at the table (``table``), and the lobby, how the table looks
-        now; ``asker`` gets it as the reply to its request ``re``."""
-        if table:
-            info = self.info()
-            msg = P.TableUpdated(table=info)
-            for member in self.room.members:
-                self._send(member, msg if member != asker or re is None
-                           else P.TableUpdated(table=info, re=re))
-        self._out.changed = True
-
-    def _log(self, level: int, seat: int | None, text: str, *args: Any) -> None:
-        if not log.isEnabledFor(level):
-            return
-        where = f"table={self.id}"
-        if seat is not None:
-            where += f" seat={seat}"
-        if self._game is not None and self._shown[0]:
-            where += f" round={self._shown[0]}"
-            if self._shown[1]:
-                where += f" turn={self._shown[1]}"
-        log.log(level, where + " " + text, *args)
-
-    def _refresh_presence(self) -> None:
-        """Start (or stop) the clock that closes a table nobody is connected to."""
-        if self.room.someone_connected():
-            self._nobody_since = None
-        elif self._nobody_since is None:
-            self._nobody_since = self._now
 
     # ================================================================== dispatch
     def _waits_for_backlog(self, item: Input) -> bool:
@@ -594,22 +460,6 @@ class Match:
             return math.inf
         return since + self.settings.abandon_after
 
-    def _close(self, why: str, notify: bool = True) -> None:
-        if self.status == "closed":
-            return
-        self._log(logging.INFO, None, "closed: %s", why)
-        self.status = "closed"
-        self._backlog.clear()
-        self._deferred.clear()
-        self._paced_until = None
-        self._thinking.clear()
-        for member in self.room.members:
-            if notify:
-                self._send(member, P.Left(table_id=self.id, reason="table_closed"))
-            self._out.released.append(member)
-        self.room.members.clear()
-        self._out.closed = why
-
     def _on_timer(self) -> None:
         now = self._now
         if now >= self._spectators_expire_at():
@@ -869,17 +719,6 @@ class Match:
                 round=pending.round, pick=pending.pick, pool=game.view(pending.seat).draft_pool,
                 deadline=deadline, remaining=remaining))
 
-    def _wire_deadline(self) -> tuple[float, float]:
-        """The armed deadline as (absolute Unix time, seconds left). The Unix time is the
-        one announced when the decision was armed, so that a client can match a warning,
-        a snapshot or a request sent again with it (docs/PROTOCOL.md); a match read
-        back by ``from_data`` derives it from the clock at its first call."""
-        assert self._deadline is not None
-        remaining = max(0.0, self._deadline - self._now)
-        if self._wire_at is None:
-            self._wire_at = self._wall + remaining
-        return self._wire_at, remaining
-
     def _warn_at(self) -> float | None:
         """When the armed decision's ``deadline_warning`` is due (None: not, or sent).
 
@@ -998,15 +837,6 @@ class Match:
                 seats[i] = None
         self._refresh_presence()
         self._updated()
-
-    def _snapshot(self, index: int | None) -> P.Snapshot:
-        """Everything ``index`` may know now (None: a spectator), from ``game.view``."""
-        game = self._game
-        assert game is not None
-        deadline = remaining = None
-        if self._deadline is not None:
-            deadline, remaining = self._wire_deadline()
-        return translate.snapshot(game.view(index), self.info(), deadline, remaining)
 
     # ================================================================== as data
     def to_data(self) -> dict[str, Any]:
