@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import math
-import random
 from collections import deque
 from dataclasses import asdict
 from typing import Any
@@ -29,50 +28,36 @@ from nimmt import protocol as P
 from nimmt.bots import DEFAULT_LEVEL, StrategyError, parse_strategy
 from nimmt.engine import (
     AwaitingCommits,
-    AwaitingDeal,
     AwaitingDraftPick,
     AwaitingRowChoice,
     AwaitingTieChoice,
-    ChooseRow,
-    ChooseTie,
-    Commit,
     Deal,
-    Decision,
-    DraftPick,
-    End,
     Event,
     Game,
     GameOver,
-    IllegalDecision,
-    NotYourDecision,
-    Place,
     RoundScored,
     RoundStarted,
     RowChoiceNeeded,
-    SeatCommitted,
-    StaleTurn,
     TieChoiceNeeded,
     TurnStarted,
-    record_from_game,
 )
 
-from . import translate
+from . import match_game, translate
 from .config import TableSettings
 from .room import Member, Room, SeatState
-from .match_events import log_line, messages_for, paced
-from .match_state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState, log
+from .match_events import log_line, messages_for
+from .match_state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState
 from .match_io import (
     BotDecided,
     Disconnected,
     Effects,
-    Finished,
     Input,
     Reconnected,
     Request,
     Think,
     Who,
 )
-from .storage.facts import deal_fact, decision_fact, game_started_fact, left_fact, seat_fact
+from .storage.facts import left_fact, seat_fact
 from .match_data import (
     deal_from_data,
     deal_to_data,
@@ -210,12 +195,12 @@ class Match(MatchState):
             case Reconnected(member=member):
                 self._resume(member)
             case BotDecided(seat=seat, key=key, decision=decision):
-                self._bot_decided(seat, key, decision)
+                match_game.bot_decided(self, seat, key, decision)
 
     def _request(self, who: Who, msg: P.Message) -> None:
         match msg:
             case P.Commit() | P.ChooseRow() | P.ChooseTie() | P.DraftPick():
-                self._decide(who, msg)
+                match_game.decide(self, who, msg)
             case P.Join():
                 self._join(who, msg)
             case P.CreateTable() if who.kind == "spectator":
@@ -273,7 +258,7 @@ class Match(MatchState):
         self._log(logging.INFO, index, "%s (session %s) sits down", who.name, who.id)
         self._updated()
         if self.autostart and self.room.full():
-            self._begin()
+            match_game.begin(self)
 
     def _watch(self, who: Who, msg: Any) -> None:
         if who.elsewhere or who.id in self.room.members:
@@ -390,7 +375,7 @@ class Match(MatchState):
         self.place_bot(index, strategy, msg.name)
         self._updated(who.id, msg.id)
         if self.autostart and self.room.full():
-            self._begin()
+            match_game.begin(self)
 
     def _remove_bot(self, who: Who, msg: P.RemoveBot) -> None:
         if not self._check_host(who, msg):
@@ -412,7 +397,7 @@ class Match(MatchState):
             self._refuse(who, msg, E.NOT_ENOUGH_PLAYERS,
                          "every seat must be taken: add bots to fill the empty ones")
             return
-        self._begin()
+        match_game.begin(self)
 
     # ================================================================== closing
     def _spectators_expire_at(self) -> float:
@@ -477,142 +462,7 @@ class Match(MatchState):
         if warn_at is not None and now >= warn_at:
             self._warn()
 
-    # ================================================================== the game
-    def _begin(self) -> None:
-        self._game = Game(self.settings.game_options())  # no rng: the match deals
-        self._history = []
-        self._deal_rng = random.Random(self._rng.randrange(2**63))
-        self.status = "playing"
-        self._over_since = None
-        self._armed = None
-        self._deadline = None
-        self._shown = (0, 0)
-        self._chosen = {}
-        for seat in self.room.seats:
-            assert seat is not None
-            seat.gone = False
-        self.games_played += 1
-        self._started_wall = self._wall
-        self._fact(game_started_fact(self.games_played, self._game.options))
-        self._log(logging.INFO, None, "game %d starts: %s", self.games_played,
-                  ", ".join(f"{s.index}={s.name}" for s in self.room.seats if s is not None))
-        self._out.started = True
-        # the players learn of the start from round_started (docs/PROTOCOL.md example)
-        self._updated(table=False)
-        events = list(self._game.opening_events)
-        events += self._deal_if_due()
-        self._broadcast(events)
-
-    def _deal_if_due(self) -> list[Event]:
-        """Chance: deal a round (or, after a draft, its rows) when the game waits for it."""
-        game = self._game
-        assert game is not None
-        pending = game.pending
-        if not isinstance(pending, AwaitingDeal):
-            return []
-        deal = self.dealer(game.options, pending, game.view(None), self._deal_rng)
-        events = game.deal(deal)
-        self._history.append(deal)
-        self._fact(deal_fact(deal))
-        return events
-
-    def _apply(self, seat: int, decision: Decision, how: str = "") -> list[Event]:
-        """Apply ``decision`` (raises ``IllegalDecision``, the game unchanged)."""
-        game = self._game
-        assert game is not None
-        events = game.apply(decision)
-        seat_state = self.room.seats[seat]
-        self._history.append(decision)
-        by = "bot" if seat_state is not None and seat_state.builtin else (
-            "autopilot" if how else "player")
-        self._fact(decision_fact(decision, by=by))
-        events += self._deal_if_due()
-        if isinstance(decision, (ChooseRow, ChooseTie)):
-            self._chosen[seat] = self._shown
-        self._log_decision(seat, decision, events, how)
-        return events
-
-    def _decide(self, who: Who, msg: Any) -> None:
-        game = self._game
-        index = self.room.seat_of(who.id)
-        if index is None or game is None or self.status != "playing":
-            self._refuse(who, msg, E.NOT_ALLOWED, "you are not playing at this table")
-            self._out.charges.append((who.id, who.conn))  # a wasted decision counts against the rate
-            return
-        try:
-            decision = self._decision_from(index, msg, game)
-            events = self._apply(index, decision)
-        except IllegalDecision as e:
-            self._refuse(who, msg, e.code, str(e), translate.error_field(e, msg))
-            self._out.charges.append((who.id, who.conn))  # a refused decision counts against the rate
-            return
-        if isinstance(decision, Commit) and not any(isinstance(e, SeatCommitted)
-                                                   for e in events):
-            self._out.charges.append((who.id, who.conn))  # so does a replaced commit
-        self._broadcast(events, msg.id)
-
-    def _decision_from(self, seat: int, msg: Any, game: Game) -> Decision:
-        """The engine decision for ``msg``; raises ``IllegalDecision`` (with the
-        error the protocol prescribes) when it is not the decision awaited. Commits
-        are checked by the engine (their round and turn)."""
-        pending = game.pending
-        match msg:
-            case P.Commit(card=card, round=rnd, turn=turn):
-                if not isinstance(pending, AwaitingCommits):
-                    raise StaleTurn("the cards of this turn are revealed: no more commits")
-                return Commit(seat, card, rnd, turn)
-            case P.DraftPick(card=card, round=rnd, pick=pick):
-                if not isinstance(pending, AwaitingDraftPick):
-                    raise StaleTurn("no draft pick is awaited now")
-                if (rnd, pick) != (pending.round, pending.pick):
-                    raise StaleTurn(f"pick {pick} of round {rnd} is not awaited: "
-                                    f"this is pick {pending.pick} of round {pending.round}")
-                if pending.seat != seat:
-                    raise NotYourDecision(f"seat {pending.seat} picks now, not you")
-                return DraftPick(seat, card)
-        if (msg.round, msg.turn) != self._shown:
-            raise StaleTurn(f"round {msg.round} turn {msg.turn} is not being played: "
-                            f"this is round {self._shown[0]} turn {self._shown[1]}")
-        wanted = AwaitingRowChoice if isinstance(msg, P.ChooseRow) else AwaitingTieChoice
-        if not isinstance(pending, wanted) or pending.seat != seat:
-            if self._chosen.get(seat) == self._shown:
-                raise StaleTurn("your choice of this turn is made (by you or the autopilot)")
-            raise NotYourDecision("no such choice is awaited from you")
-        if isinstance(msg, P.ChooseRow):
-            return ChooseRow(seat, msg.row)
-        return ChooseTie(seat, Place(msg.place.row, End(msg.place.end)))
-
-    def _bot_decided(self, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
-        game = self._game
-        if self._thinking.get(seat) == key:
-            del self._thinking[seat]
-        if (game is None or self.status != "playing" or self._armed != key
-                or game.pending is None or seat not in game.pending.seats):
-            return  # the decision was made meanwhile (a late answer)
-        how = ""
-        s = self.room.seats[seat]
-        if s is not None and not s.builtin:
-            how = "autopilot (time ran out): " if s.away_since is None else \
-                "autopilot (player away): "
-        self._broadcast(self._apply(seat, decision, how))
-
-    def _log_decision(self, seat: int, decision: Decision, events: list[Event],
-                      how: str = "") -> None:
-        if not log.isEnabledFor(logging.INFO):
-            return
-        if isinstance(decision, Commit):
-            # never log the card before the reveal: the host may be a player
-            replaced = not any(isinstance(e, SeatCommitted) for e in events)
-            self._log(logging.INFO, seat, "%s%s", how, "changed its commit" if replaced
-                      else "committed a card")
-        elif isinstance(decision, ChooseRow):
-            self._log(logging.INFO, seat, "%schose row %d", how, decision.row)
-        elif isinstance(decision, ChooseTie):
-            self._log(logging.INFO, seat, "%schose row %d %s", how, decision.place.row,
-                      decision.place.end.value)
-        else:
-            self._log(logging.INFO, seat, "%spicked %d", how, decision.card)
-
+    # ================================================================== timing
     def _advance(self) -> None:
         """Send what is due, take the inputs that waited for it, and make every decision
         that is due now: built-in bots at once, players whose deadline passed, and
@@ -641,7 +491,7 @@ class Match(MatchState):
                 continue
             how = "autopilot (time ran out): " if seat.away_since is None else \
                 "autopilot (player away): "
-            self._broadcast(self._apply(index, decision, how))
+            match_game.broadcast(self, match_game.apply(self, index, decision, how))
 
     def _think(self, index: int, strategy: str | None, seed: int | None) -> None:
         assert self._game is not None and self._armed is not None
@@ -759,13 +609,7 @@ class Match(MatchState):
             self._to_seat(index, msg)
             self._log(logging.DEBUG, index, "warned: %.1f s left", remaining)
 
-    # ================================================================== broadcast
-    def _broadcast(self, events: list[Event], re: int | None = None) -> None:
-        """Queue ``events`` for each seat and spectator as they may see them; a
-        resolution step waits ``step_delay`` after the one before (``_flush``).
-        ``re``: the id of the request that caused them (echoed by commit_accepted)."""
-        self._backlog.extend(paced(events, re))
-
+    # ================================================================== pacing
     def _flush(self) -> bool:
         """Send the queued events that are due; True when none is left."""
         backlog = self._backlog
@@ -815,28 +659,7 @@ class Match(MatchState):
         if isinstance(event, RoundScored):
             self._updated()
         elif isinstance(event, GameOver):
-            self._game_over(event.result)
-
-    def _game_over(self, result: Any) -> None:
-        self._log(logging.INFO, None, "game over: totals %s, winners %s", list(result.totals),
-                  list(result.winners))
-        assert self._game is not None
-        seats = self.room.seats
-        names = [s.name if s else f"seat {i}" for i, s in enumerate(seats)]
-        self._out.finished = Finished(
-            self.games_played, record_from_game(self._game, names),
-            tuple("builtin" if s and s.builtin else (s.client_kind if s else "human")
-                  for s in seats), self._started_wall, self._wall)
-        self.status = "over"
-        self._armed = self._deadline = None
-        self._over_since = self._now
-        # a player who left during the game frees their seat now (no fact: their
-        # ``left`` fact says so, and a restored finished game frees it too)
-        for i, seat in enumerate(seats):
-            if seat is not None and seat.gone:
-                seats[i] = None
-        self._refresh_presence()
-        self._updated()
+            match_game.game_over(self, event.result)
 
     # ================================================================== as data
     def to_data(self) -> dict[str, Any]:

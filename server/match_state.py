@@ -3,9 +3,12 @@
 ``MatchState`` holds a table's seats and members (``room``), its options, the
 engine ``Game`` (private: it never leaves the match), the decision awaited and
 its deadline, the events not sent yet and the output of the call in progress.
+The game itself (starting it, dealing, applying decisions, its end) is
+``match_game``, plain functions over this state that read and write its
+underscored fields directly (the underscore keeps them out of ``Match``'s
+public API); ``match_events`` turns engine events into wire messages;
 ``match.Match`` is a ``MatchState`` with the interface (``handle``, ``wake``,
-``next_wake``...) and the game flow; ``match_events`` turns engine events into
-wire messages.
+``next_wake``...), the seats and the timing.
 """
 
 from __future__ import annotations

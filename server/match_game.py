@@ -1,0 +1,228 @@
+"""A table's game: starting it, dealing, applying decisions, its end.
+
+Chance is the match's: it deals with its own random generator (``dealer``) when
+the game waits for a deal. A decision comes from a player's request
+(``decide``, checked against the decision awaited), a built-in bot or the
+autopilot (``bot_decided``, ``apply``); every deal and decision is kept (the
+game's history) and goes out as a fact (persisted before anyone hears of it).
+The events it produces are queued (``broadcast``) and sent by
+``Match._flush``.
+Functions over the match's state (``match_state.MatchState``).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from nimmt import protocol as P
+from nimmt.engine import (
+    AwaitingCommits,
+    AwaitingDeal,
+    AwaitingDraftPick,
+    AwaitingRowChoice,
+    AwaitingTieChoice,
+    ChooseRow,
+    ChooseTie,
+    Commit,
+    Decision,
+    DraftPick,
+    End,
+    Event,
+    Game,
+    IllegalDecision,
+    NotYourDecision,
+    Place,
+    SeatCommitted,
+    StaleTurn,
+    record_from_game,
+)
+
+from . import translate
+from .match_events import paced
+from .match_io import Finished, Who
+from .match_state import MatchState, log
+from .storage.facts import deal_fact, decision_fact, game_started_fact
+
+__all__ = ["begin", "decide", "apply", "bot_decided", "broadcast", "game_over"]
+
+E = P.ErrorCode
+
+
+def begin(m: MatchState) -> None:
+    """Start a game: every seat is taken (the callers checked)."""
+    m._game = Game(m.settings.game_options())  # no rng: the match deals
+    m._history = []
+    m._deal_rng = random.Random(m._rng.randrange(2**63))
+    m.status = "playing"
+    m._over_since = None
+    m._armed = None
+    m._deadline = None
+    m._shown = (0, 0)
+    m._chosen = {}
+    for seat in m.room.seats:
+        assert seat is not None
+        seat.gone = False
+    m.games_played += 1
+    m._started_wall = m._wall
+    m._fact(game_started_fact(m.games_played, m._game.options))
+    m._log(logging.INFO, None, "game %d starts: %s", m.games_played,
+           ", ".join(f"{s.index}={s.name}" for s in m.room.seats if s is not None))
+    m._out.started = True
+    # the players learn of the start from round_started (docs/PROTOCOL.md example)
+    m._updated(table=False)
+    events = list(m._game.opening_events)
+    events += _deal_if_due(m)
+    broadcast(m, events)
+
+
+def _deal_if_due(m: MatchState) -> list[Event]:
+    """Chance: deal a round (or, after a draft, its rows) when the game waits for it."""
+    game = m._game
+    assert game is not None
+    pending = game.pending
+    if not isinstance(pending, AwaitingDeal):
+        return []
+    deal = m.dealer(game.options, pending, game.view(None), m._deal_rng)
+    events = game.deal(deal)
+    m._history.append(deal)
+    m._fact(deal_fact(deal))
+    return events
+
+
+def decide(m: MatchState, who: Who, msg: Any) -> None:
+    """A player's decision (commit, row or tie choice, draft pick): applied, or refused;
+    a refused one and a replaced commit are charged to the sender's rate."""
+    game = m._game
+    index = m.room.seat_of(who.id)
+    if index is None or game is None or m.status != "playing":
+        m._refuse(who, msg, E.NOT_ALLOWED, "you are not playing at this table")
+        m._out.charges.append((who.id, who.conn))  # a wasted decision counts against the rate
+        return
+    try:
+        decision = _decision_from(m, index, msg, game)
+        events = apply(m, index, decision)
+    except IllegalDecision as e:
+        m._refuse(who, msg, e.code, str(e), translate.error_field(e, msg))
+        m._out.charges.append((who.id, who.conn))  # a refused decision counts against the rate
+        return
+    if isinstance(decision, Commit) and not any(isinstance(e, SeatCommitted)
+                                               for e in events):
+        m._out.charges.append((who.id, who.conn))  # so does a replaced commit
+    broadcast(m, events, msg.id)
+
+
+def _decision_from(m: MatchState, seat: int, msg: Any, game: Game) -> Decision:
+    """The engine decision for ``msg``; raises ``IllegalDecision`` (with the
+    error the protocol prescribes) when it is not the decision awaited. Commits
+    are checked by the engine (their round and turn)."""
+    pending = game.pending
+    match msg:
+        case P.Commit(card=card, round=rnd, turn=turn):
+            if not isinstance(pending, AwaitingCommits):
+                raise StaleTurn("the cards of this turn are revealed: no more commits")
+            return Commit(seat, card, rnd, turn)
+        case P.DraftPick(card=card, round=rnd, pick=pick):
+            if not isinstance(pending, AwaitingDraftPick):
+                raise StaleTurn("no draft pick is awaited now")
+            if (rnd, pick) != (pending.round, pending.pick):
+                raise StaleTurn(f"pick {pick} of round {rnd} is not awaited: "
+                                f"this is pick {pending.pick} of round {pending.round}")
+            if pending.seat != seat:
+                raise NotYourDecision(f"seat {pending.seat} picks now, not you")
+            return DraftPick(seat, card)
+    if (msg.round, msg.turn) != m._shown:
+        raise StaleTurn(f"round {msg.round} turn {msg.turn} is not being played: "
+                        f"this is round {m._shown[0]} turn {m._shown[1]}")
+    wanted = AwaitingRowChoice if isinstance(msg, P.ChooseRow) else AwaitingTieChoice
+    if not isinstance(pending, wanted) or pending.seat != seat:
+        if m._chosen.get(seat) == m._shown:
+            raise StaleTurn("your choice of this turn is made (by you or the autopilot)")
+        raise NotYourDecision("no such choice is awaited from you")
+    if isinstance(msg, P.ChooseRow):
+        return ChooseRow(seat, msg.row)
+    return ChooseTie(seat, Place(msg.place.row, End(msg.place.end)))
+
+
+def apply(m: MatchState, seat: int, decision: Decision, how: str = "") -> list[Event]:
+    """Apply ``decision`` (raises ``IllegalDecision``, the game unchanged)."""
+    game = m._game
+    assert game is not None
+    events = game.apply(decision)
+    seat_state = m.room.seats[seat]
+    m._history.append(decision)
+    by = "bot" if seat_state is not None and seat_state.builtin else (
+        "autopilot" if how else "player")
+    m._fact(decision_fact(decision, by=by))
+    events += _deal_if_due(m)
+    if isinstance(decision, (ChooseRow, ChooseTie)):
+        m._chosen[seat] = m._shown
+    _log_decision(m, seat, decision, events, how)
+    return events
+
+
+def _log_decision(m: MatchState, seat: int, decision: Decision, events: list[Event],
+                  how: str = "") -> None:
+    if not log.isEnabledFor(logging.INFO):
+        return
+    if isinstance(decision, Commit):
+        # never log the card before the reveal: the host may be a player
+        replaced = not any(isinstance(e, SeatCommitted) for e in events)
+        m._log(logging.INFO, seat, "%s%s", how, "changed its commit" if replaced
+               else "committed a card")
+    elif isinstance(decision, ChooseRow):
+        m._log(logging.INFO, seat, "%schose row %d", how, decision.row)
+    elif isinstance(decision, ChooseTie):
+        m._log(logging.INFO, seat, "%schose row %d %s", how, decision.place.row,
+               decision.place.end.value)
+    else:
+        m._log(logging.INFO, seat, "%spicked %d", how, decision.card)
+
+
+def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
+    """A strategy's answer to a ``Think``: applied if the decision ``key`` is still awaited."""
+    game = m._game
+    if m._thinking.get(seat) == key:
+        del m._thinking[seat]
+    if (game is None or m.status != "playing" or m._armed != key
+            or game.pending is None or seat not in game.pending.seats):
+        return  # the decision was made meanwhile (a late answer)
+    how = ""
+    s = m.room.seats[seat]
+    if s is not None and not s.builtin:
+        how = "autopilot (time ran out): " if s.away_since is None else \
+            "autopilot (player away): "
+    broadcast(m, apply(m, seat, decision, how))
+
+
+def broadcast(m: MatchState, events: list[Event], re: int | None = None) -> None:
+    """Queue ``events`` for each seat and spectator as they may see them; a
+    resolution step waits ``step_delay`` after the one before (``Match._flush``).
+    ``re``: the id of the request that caused them (echoed by commit_accepted)."""
+    m._backlog.extend(paced(events, re))
+
+
+def game_over(m: MatchState, result: Any) -> None:
+    """The game ended (its ``GameOver`` is being sent): keep it, and free the seats
+    of the players who left."""
+    m._log(logging.INFO, None, "game over: totals %s, winners %s", list(result.totals),
+           list(result.winners))
+    assert m._game is not None
+    seats = m.room.seats
+    names = [s.name if s else f"seat {i}" for i, s in enumerate(seats)]
+    m._out.finished = Finished(
+        m.games_played, record_from_game(m._game, names),
+        tuple("builtin" if s and s.builtin else (s.client_kind if s else "human")
+              for s in seats), m._started_wall, m._wall)
+    m.status = "over"
+    m._armed = m._deadline = None
+    m._over_since = m._now
+    # a player who left during the game frees their seat now (no fact: their
+    # ``left`` fact says so, and a restored finished game frees it too)
+    for i, seat in enumerate(seats):
+        if seat is not None and seat.gone:
+            seats[i] = None
+    m._refresh_presence()
+    m._updated()
+
