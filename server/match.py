@@ -27,25 +27,14 @@ from typing import Any
 from nimmt import protocol as P
 from nimmt.bots import DEFAULT_LEVEL, StrategyError, parse_strategy
 from nimmt.engine import (
-    AwaitingCommits,
-    AwaitingDraftPick,
-    AwaitingRowChoice,
-    AwaitingTieChoice,
     Deal,
     Event,
     Game,
-    GameOver,
-    RoundScored,
-    RoundStarted,
-    RowChoiceNeeded,
-    TieChoiceNeeded,
-    TurnStarted,
 )
 
-from . import match_game, translate
+from . import match_game, match_timing, translate
 from .config import TableSettings
 from .room import Member, Room, SeatState
-from .match_events import log_line, messages_for
 from .match_state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState
 from .match_io import (
     BotDecided,
@@ -54,7 +43,6 @@ from .match_io import (
     Input,
     Reconnected,
     Request,
-    Think,
     Who,
 )
 from .storage.facts import left_fact, seat_fact
@@ -111,24 +99,7 @@ class Match(MatchState):
         wake = min(self._close_at(), self._spectators_expire_at())
         if self.status != "playing" or self._game is None:
             return wake
-        if self._backlog:
-            return min(wake, self._paced_until if self._paced_until is not None else -math.inf)
-        if self._deadline is None:
-            return wake
-        warn_at = self._warn_at()
-        if warn_at is not None:
-            wake = min(wake, warn_at)
-        if self._deadline > self._now:  # past: only seats a strategy decides for are left
-            wake = min(wake, self._deadline)
-        pending = self._game.pending
-        if pending is not None:
-            for i in pending.seats:
-                if i in self._thinking:
-                    continue
-                at = self._autoplay_at(i)
-                if at is not None:
-                    wake = min(wake, at)
-        return wake
+        return min(wake, match_timing.wake_at(self))
 
     def close(self, why: str, now: float, wall: float, *, notify: bool = True) -> Effects:
         """Close the table: every member is told (``notify``) and released."""
@@ -458,17 +429,17 @@ class Match(MatchState):
             return
         if self.status != "playing" or self._backlog:
             return
-        warn_at = self._warn_at()
-        if warn_at is not None and now >= warn_at:
-            self._warn()
+        warning = match_timing.warn_at(self)
+        if warning is not None and now >= warning:
+            match_timing.warn(self)
 
-    # ================================================================== timing
+    # ================================================================== one call
     def _advance(self) -> None:
         """Send what is due, take the inputs that waited for it, and make every decision
         that is due now: built-in bots at once, players whose deadline passed, and
         away players whose grace is over."""
         while True:
-            if not self._flush():
+            if not match_timing.flush(self):
                 return
             if self._deferred:
                 self._dispatch(self._deferred.popleft())
@@ -476,190 +447,22 @@ class Match(MatchState):
             game = self._game
             if game is None or self.status != "playing" or game.is_over:
                 return
-            self._open_decision()
-            index = self._due_seat()
+            match_timing.open_decision(self)
+            index = match_timing.due_seat(self)
             if index is None:
                 return
             seat = self.room.seats[index]
             assert seat is not None and self._armed is not None
             if seat.builtin:
-                self._think(index, seat.strategy, seat.seed)
+                match_timing.think(self, index, seat.strategy, seat.seed)
                 continue
             decision = game.autopilot(index)
             if decision is None:
-                self._think(index, None, None)  # the table's fallback strategy
+                match_timing.think(self, index, None, None)  # the table's fallback strategy
                 continue
             how = "autopilot (time ran out): " if seat.away_since is None else \
                 "autopilot (player away): "
             match_game.broadcast(self, match_game.apply(self, index, decision, how))
-
-    def _think(self, index: int, strategy: str | None, seed: int | None) -> None:
-        assert self._game is not None and self._armed is not None
-        key = self._armed
-        self._thinking[index] = key
-        self._out.thinks.append(Think(index, key, self._game.view(index), strategy, seed))
-
-    def _autoplay_at(self, index: int) -> float | None:
-        """When an away player's pending decision is made for them (None: at the deadline)."""
-        seat = self.room.seats[index]
-        if seat is None or seat.builtin:
-            return None
-        if seat.gone:
-            return -math.inf
-        if seat.away_since is None:
-            return None
-        if self.settings.autoplay_when_away == "immediately":
-            return seat.away_since
-        return seat.away_since + self.settings.grace_time
-
-    def _due_seat(self) -> int | None:
-        game = self._game
-        assert game is not None
-        pending = game.pending
-        if pending is None:
-            return None
-        now = self._now
-        late = self._deadline is not None and now >= self._deadline
-        for index in sorted(pending.seats):
-            seat = self.room.seats[index]
-            if seat is None or index in self._thinking:
-                continue
-            if seat.builtin or late:
-                return index
-            at = self._autoplay_at(index)
-            if at is not None and now >= at:
-                return index
-        return None
-
-    def _open_decision(self) -> None:
-        """Arm the deadline of the decision the game waits for, if it is a new one;
-        draft picks are announced here (the engine has no event for them)."""
-        game = self._game
-        assert game is not None
-        pending = game.pending
-        if pending is None:
-            self._armed = self._deadline = None
-            return
-        if isinstance(pending, AwaitingCommits):
-            key: tuple[Any, ...] = ("commit", pending.round, pending.turn)
-            duration = self.settings.turn_time
-        elif isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
-            key = ("choice", game.round, game.turn, pending.seat, pending.card)
-            duration = self.settings.choice_time
-        elif isinstance(pending, AwaitingDraftPick):
-            key = ("draft", pending.round, pending.pick)
-            duration = self.settings.draft_time
-        else:  # pragma: no cover - the match deals at once (_deal_if_due)
-            self._armed = self._deadline = None
-            return
-        if key == self._armed:
-            return
-        self._armed = key
-        self._thinking.clear()  # what was asked for an earlier decision is answered late
-        self._armed_at = self._now
-        self._deadline = self._now + duration
-        self._wire_at = self._wall + duration
-        self._warned = False
-        if isinstance(pending, AwaitingDraftPick):
-            deadline, remaining = self._wire_deadline()
-            self._to_all(P.DraftPickNeeded(
-                seat=pending.seat, round=pending.round, pick=pending.pick,
-                deadline=deadline, remaining=remaining))
-            self._to_seat(pending.seat, P.DraftPickRequest(
-                round=pending.round, pick=pending.pick, pool=game.view(pending.seat).draft_pool,
-                deadline=deadline, remaining=remaining))
-
-    def _warn_at(self) -> float | None:
-        """When the armed decision's ``deadline_warning`` is due (None: not, or sent).
-
-        docs/PROTOCOL.md: ``warn_before`` seconds before the deadline, once per
-        decision, and only if the decision was given more time than that."""
-        warn_before = self.settings.warn_before
-        if self._warned or self._deadline is None or warn_before <= 0:
-            return None
-        at = self._deadline - warn_before
-        return at if at > self._armed_at else None
-
-    def _warn(self) -> None:
-        """A deadline is near: send ``deadline_warning`` to every client seat (human or
-        bot client, connected now) the decision is still awaited from."""
-        self._warned = True
-        game = self._game
-        pending = game.pending if game is not None else None
-        if pending is None or self._deadline is None:
-            return
-        if isinstance(pending, AwaitingCommits):
-            kind, rnd, turn, pick = "commit", pending.round, pending.turn, 0
-        elif isinstance(pending, AwaitingDraftPick):
-            kind, rnd, turn, pick = "draft", pending.round, 0, pending.pick
-        elif isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
-            kind = "row" if isinstance(pending, AwaitingRowChoice) else "tie"
-            (rnd, turn), pick = self._shown, 0
-        else:  # pragma: no cover - nothing else has a deadline
-            return
-        deadline, remaining = self._wire_deadline()
-        if remaining <= 0:
-            return
-        msg = P.DeadlineWarning(kind=kind, round=rnd, turn=turn, pick=pick, deadline=deadline,
-                                remaining=remaining)
-        for index in sorted(pending.seats):
-            seat = self.room.seats[index]
-            if seat is None or seat.builtin or not self.room.seat_connected(seat):
-                continue
-            self._to_seat(index, msg)
-            self._log(logging.DEBUG, index, "warned: %.1f s left", remaining)
-
-    # ================================================================== pacing
-    def _flush(self) -> bool:
-        """Send the queued events that are due; True when none is left."""
-        backlog = self._backlog
-        game = self._game
-        while backlog:
-            if self.status != "playing" or game is None:
-                backlog.clear()
-                break
-            event, re, pause = backlog[0]
-            if pause:
-                if self._paced_until is None:
-                    delay = self.settings.step_delay
-                    if delay > 0 and self.room.person_watching():
-                        self._paced_until = self._now + delay
-                if self._paced_until is not None and self._now < self._paced_until:
-                    return False
-            self._paced_until = None
-            backlog.popleft()
-            self._send_event(event, game, re)
-        self._paced_until = None
-        if self.status == "playing" and self._game is not None:
-            self._open_decision()
-        return True
-
-    def _send_event(self, event: Event, game: Game, re: int | None = None) -> None:
-        """Tell ``event`` to everyone it concerns (``match_events.messages_for``), after
-        doing what it starts: a new round or turn is shown, a decision asked for is armed
-        (its deadline goes on the messages); the round's scores and the game's end
-        change the table."""
-        if isinstance(event, RoundStarted):
-            self._shown = (event.round, 0)
-        elif isinstance(event, TurnStarted):
-            self._shown = (event.round, event.turn)
-        deadline = None
-        if isinstance(event, (TurnStarted, RowChoiceNeeded, TieChoiceNeeded)):
-            self._open_decision()
-            deadline = self._wire_deadline()
-        for seat, msg in messages_for(event, game.options, game.view, self._shown, deadline, re):
-            if seat is None:
-                self._to_all(msg)
-            else:
-                self._to_seat(seat, msg)
-        line = log_line(event)
-        if line is not None:
-            level, seat, text, args = line
-            self._log(level, seat, text, *args)
-        if isinstance(event, RoundScored):
-            self._updated()
-        elif isinstance(event, GameOver):
-            match_game.game_over(self, event.result)
 
     # ================================================================== as data
     def to_data(self) -> dict[str, Any]:

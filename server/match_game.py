@@ -6,7 +6,7 @@ the game waits for a deal. A decision comes from a player's request
 autopilot (``bot_decided``, ``apply``); every deal and decision is kept (the
 game's history) and goes out as a fact (persisted before anyone hears of it).
 The events it produces are queued (``broadcast``) and sent by
-``Match._flush``.
+``match_timing.flush``.
 Functions over the match's state (``match_state.MatchState``).
 """
 
@@ -198,7 +198,7 @@ def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decisi
 
 def broadcast(m: MatchState, events: list[Event], re: int | None = None) -> None:
     """Queue ``events`` for each seat and spectator as they may see them; a
-    resolution step waits ``step_delay`` after the one before (``Match._flush``).
+    resolution step waits ``step_delay`` after the one before (``match_timing.flush``).
     ``re``: the id of the request that caused them (echoed by commit_accepted)."""
     m._backlog.extend(paced(events, re))
 

@@ -3,12 +3,13 @@
 ``MatchState`` holds a table's seats and members (``room``), its options, the
 engine ``Game`` (private: it never leaves the match), the decision awaited and
 its deadline, the events not sent yet and the output of the call in progress.
-The game itself (starting it, dealing, applying decisions, its end) is
-``match_game``, plain functions over this state that read and write its
-underscored fields directly (the underscore keeps them out of ``Match``'s
-public API); ``match_events`` turns engine events into wire messages;
+The match's parts are plain functions over it, each in its own module:
+``match_game`` (starting a game, dealing, applying decisions, its end),
+``match_timing`` (deadlines, warnings, the autopilot, the bots' turns to think,
+the pacing of the steps) and ``match_events`` (engine events as wire messages).
 ``match.Match`` is a ``MatchState`` with the interface (``handle``, ``wake``,
-``next_wake``...), the seats and the timing.
+``next_wake``...) and the seats. The parts read and write the underscored
+fields directly: the underscore keeps them out of ``Match``'s public API.
 """
 
 from __future__ import annotations

@@ -1,0 +1,248 @@
+"""When things happen at a table: deadlines, warnings, the autopilot, the bots' turns
+to think, and the pacing of the resolution steps.
+
+A decision awaited is armed with its deadline when it is first shown
+(``open_decision``); ``warn_before`` seconds before it, the client seats it is
+awaited from are warned. It is made for a seat (``due_seat``) at once for a
+built-in bot, when the deadline passes for anyone, and after the grace time for
+a player who is away (at once for one who left): a bot's strategy decides
+(``think``; the answer comes back as a ``BotDecided``), and for a player the
+autopilot: RULES.md's default for a row or tie choice, the table's fallback
+strategy for a card or a draft pick. Events are sent in paced steps
+(``flush``): a step waits ``step_delay`` after the one before while a person
+watches. ``wake_at`` says when the game needs the match next. Functions over
+the match's state (``match_state.MatchState``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from nimmt import protocol as P
+from nimmt.engine import (
+    AwaitingCommits,
+    AwaitingDraftPick,
+    AwaitingRowChoice,
+    AwaitingTieChoice,
+    Event,
+    Game,
+    GameOver,
+    RoundScored,
+    RoundStarted,
+    RowChoiceNeeded,
+    TieChoiceNeeded,
+    TurnStarted,
+)
+
+from .match_events import log_line, messages_for
+from .match_game import game_over
+from .match_io import Think
+from .match_state import MatchState
+
+__all__ = ["wake_at", "open_decision", "warn_at", "warn", "due_seat", "think", "flush"]
+
+
+def wake_at(m: MatchState) -> float:
+    """When the game in play needs the match next (``math.inf``: only for inputs):
+    a paced step, the deadline's warning, the deadline, an away player's grace."""
+    if m._backlog:
+        return m._paced_until if m._paced_until is not None else -math.inf
+    if m._deadline is None:
+        return math.inf
+    wake = math.inf
+    warning = warn_at(m)
+    if warning is not None:
+        wake = min(wake, warning)
+    if m._deadline > m._now:  # past: only seats a strategy decides for are left
+        wake = min(wake, m._deadline)
+    assert m._game is not None
+    pending = m._game.pending
+    if pending is not None:
+        for i in pending.seats:
+            if i in m._thinking:
+                continue
+            at = _autoplay_at(m, i)
+            if at is not None:
+                wake = min(wake, at)
+    return wake
+
+
+def open_decision(m: MatchState) -> None:
+    """Arm the deadline of the decision the game waits for, if it is a new one;
+    draft picks are announced here (the engine has no event for them)."""
+    game = m._game
+    assert game is not None
+    pending = game.pending
+    if pending is None:
+        m._armed = m._deadline = None
+        return
+    if isinstance(pending, AwaitingCommits):
+        key: tuple[Any, ...] = ("commit", pending.round, pending.turn)
+        duration = m.settings.turn_time
+    elif isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
+        key = ("choice", game.round, game.turn, pending.seat, pending.card)
+        duration = m.settings.choice_time
+    elif isinstance(pending, AwaitingDraftPick):
+        key = ("draft", pending.round, pending.pick)
+        duration = m.settings.draft_time
+    else:  # pragma: no cover - the match deals at once (match_game)
+        m._armed = m._deadline = None
+        return
+    if key == m._armed:
+        return
+    m._armed = key
+    m._thinking.clear()  # what was asked for an earlier decision is answered late
+    m._armed_at = m._now
+    m._deadline = m._now + duration
+    m._wire_at = m._wall + duration
+    m._warned = False
+    if isinstance(pending, AwaitingDraftPick):
+        deadline, remaining = m._wire_deadline()
+        m._to_all(P.DraftPickNeeded(
+            seat=pending.seat, round=pending.round, pick=pending.pick,
+            deadline=deadline, remaining=remaining))
+        m._to_seat(pending.seat, P.DraftPickRequest(
+            round=pending.round, pick=pending.pick, pool=game.view(pending.seat).draft_pool,
+            deadline=deadline, remaining=remaining))
+
+
+def warn_at(m: MatchState) -> float | None:
+    """When the armed decision's ``deadline_warning`` is due (None: not, or sent).
+
+    docs/PROTOCOL.md: ``warn_before`` seconds before the deadline, once per
+    decision, and only if the decision was given more time than that."""
+    warn_before = m.settings.warn_before
+    if m._warned or m._deadline is None or warn_before <= 0:
+        return None
+    at = m._deadline - warn_before
+    return at if at > m._armed_at else None
+
+
+def warn(m: MatchState) -> None:
+    """A deadline is near: send ``deadline_warning`` to every client seat (human or
+    bot client, connected now) the decision is still awaited from."""
+    m._warned = True
+    game = m._game
+    pending = game.pending if game is not None else None
+    if pending is None or m._deadline is None:
+        return
+    if isinstance(pending, AwaitingCommits):
+        kind, rnd, turn, pick = "commit", pending.round, pending.turn, 0
+    elif isinstance(pending, AwaitingDraftPick):
+        kind, rnd, turn, pick = "draft", pending.round, 0, pending.pick
+    elif isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
+        kind = "row" if isinstance(pending, AwaitingRowChoice) else "tie"
+        (rnd, turn), pick = m._shown, 0
+    else:  # pragma: no cover - nothing else has a deadline
+        return
+    deadline, remaining = m._wire_deadline()
+    if remaining <= 0:
+        return
+    msg = P.DeadlineWarning(kind=kind, round=rnd, turn=turn, pick=pick, deadline=deadline,
+                            remaining=remaining)
+    for index in sorted(pending.seats):
+        seat = m.room.seats[index]
+        if seat is None or seat.builtin or not m.room.seat_connected(seat):
+            continue
+        m._to_seat(index, msg)
+        m._log(logging.DEBUG, index, "warned: %.1f s left", remaining)
+
+
+def due_seat(m: MatchState) -> int | None:
+    """The first seat whose decision is to be made for it now: a built-in bot's at
+    once, anyone's once the deadline passed, an away player's after its grace."""
+    game = m._game
+    assert game is not None
+    pending = game.pending
+    if pending is None:
+        return None
+    now = m._now
+    late = m._deadline is not None and now >= m._deadline
+    for index in sorted(pending.seats):
+        seat = m.room.seats[index]
+        if seat is None or index in m._thinking:
+            continue
+        if seat.builtin or late:
+            return index
+        at = _autoplay_at(m, index)
+        if at is not None and now >= at:
+            return index
+    return None
+
+
+def _autoplay_at(m: MatchState, index: int) -> float | None:
+    """When an away player's pending decision is made for them (None: at the deadline)."""
+    seat = m.room.seats[index]
+    if seat is None or seat.builtin:
+        return None
+    if seat.gone:
+        return -math.inf
+    if seat.away_since is None:
+        return None
+    if m.settings.autoplay_when_away == "immediately":
+        return seat.away_since
+    return seat.away_since + m.settings.grace_time
+
+
+def think(m: MatchState, index: int, strategy: str | None, seed: int | None) -> None:
+    """Ask a strategy to decide for seat ``index`` (``strategy`` None: the table's
+    fallback); its answer comes back as a ``BotDecided`` (``match_game.bot_decided``)."""
+    assert m._game is not None and m._armed is not None
+    key = m._armed
+    m._thinking[index] = key
+    m._out.thinks.append(Think(index, key, m._game.view(index), strategy, seed))
+
+
+def flush(m: MatchState) -> bool:
+    """Send the queued events that are due; True when none is left."""
+    backlog = m._backlog
+    game = m._game
+    while backlog:
+        if m.status != "playing" or game is None:
+            backlog.clear()
+            break
+        event, re, pause = backlog[0]
+        if pause:
+            if m._paced_until is None:
+                delay = m.settings.step_delay
+                if delay > 0 and m.room.person_watching():
+                    m._paced_until = m._now + delay
+            if m._paced_until is not None and m._now < m._paced_until:
+                return False
+        m._paced_until = None
+        backlog.popleft()
+        _send_event(m, event, game, re)
+    m._paced_until = None
+    if m.status == "playing" and m._game is not None:
+        open_decision(m)
+    return True
+
+
+def _send_event(m: MatchState, event: Event, game: Game, re: int | None = None) -> None:
+    """Tell ``event`` to everyone it concerns (``match_events.messages_for``), after
+    doing what it starts: a new round or turn is shown, a decision asked for is armed
+    (its deadline goes on the messages); the round's scores and the game's end
+    change the table."""
+    if isinstance(event, RoundStarted):
+        m._shown = (event.round, 0)
+    elif isinstance(event, TurnStarted):
+        m._shown = (event.round, event.turn)
+    deadline = None
+    if isinstance(event, (TurnStarted, RowChoiceNeeded, TieChoiceNeeded)):
+        open_decision(m)
+        deadline = m._wire_deadline()
+    for seat, msg in messages_for(event, game.options, game.view, m._shown, deadline, re):
+        if seat is None:
+            m._to_all(msg)
+        else:
+            m._to_seat(seat, msg)
+    line = log_line(event)
+    if line is not None:
+        level, seat, text, args = line
+        m._log(level, seat, text, *args)
+    if isinstance(event, RoundScored):
+        m._updated()
+    elif isinstance(event, GameOver):
+        game_over(m, event.result)
