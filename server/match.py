@@ -14,38 +14,26 @@ wait in the match until the paced steps are out; the others are answered at once
 Hidden information by construction: everything sent to a seat is built from
 engine events routed to it and ``game.view(seat)`` (spectators: seat None);
 strategies decide from ``game.view(seat)`` (``Think``).
+
+This module is the interface and the loop of one call (``_advance``); the state
+is ``match_state.MatchState`` and the work is done by the functions of
+``match_seats`` (seats, requests), ``match_game`` (the game's decisions),
+``match_timing`` (deadlines, autopilot, pacing) and ``match_events`` (events as
+messages).
 """
 
 from __future__ import annotations
 
-import logging
 import math
 from collections import deque
 from dataclasses import asdict
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.bots import DEFAULT_LEVEL, StrategyError, parse_strategy
-from nimmt.engine import (
-    Deal,
-    Event,
-    Game,
-)
+from nimmt.engine import Deal, Event, Game
 
-from . import match_game, match_timing, translate
+from . import match_game, match_seats, match_timing
 from .config import TableSettings
-from .room import Member, Room, SeatState
-from .match_state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState
-from .match_io import (
-    BotDecided,
-    Disconnected,
-    Effects,
-    Input,
-    Reconnected,
-    Request,
-    Who,
-)
-from .storage.facts import left_fact, seat_fact
 from .match_data import (
     deal_from_data,
     deal_to_data,
@@ -56,14 +44,15 @@ from .match_data import (
     rng_from_data,
     rng_to_data,
 )
+from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request
+from .match_state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState
+from .room import Member, Room, SeatState
 
 __all__ = ["Match", "Dealer", "MAX_SPECTATORS", "SPECTATOR_GRACE", "MAX_DEFERRED"]
 
 E = P.ErrorCode
 
-
 _DECISIONS = (P.Commit, P.ChooseRow, P.ChooseTie, P.DraftPick)
-
 
 
 class Match(MatchState):
@@ -96,7 +85,7 @@ class Match(MatchState):
 
     def next_wake(self) -> float:
         """When to call ``wake`` next (``math.inf``: only for inputs)."""
-        wake = min(self._close_at(), self._spectators_expire_at())
+        wake = min(self._close_at(), match_seats.spectators_expire_at(self))
         if self.status != "playing" or self._game is None:
             return wake
         return min(wake, match_timing.wake_at(self))
@@ -130,14 +119,7 @@ class Match(MatchState):
     def place_bot(self, index: int, strategy: str, name: str | None) -> None:
         """Seat a built-in bot (the caller checked that the seat is free); its fact
         goes out with the next call's effects."""
-        if not name:  # Bot 1, Bot 2, ... in the order they sit down, whatever the seat
-            bots = sum(1 for seat in self.room.seats if seat is not None and seat.strategy)
-            name = f"Bot {bots + 1}"
-        name = self.room.unique_name(name)
-        self.room.seats[index] = SeatState(index, name, strategy=strategy,
-                                      seed=self._rng.randrange(2**32))
-        self._fact(seat_fact(index, name, "builtin", strategy))
-        self._log(logging.INFO, index, "bot %r (%s) sits down", name, strategy)
+        match_seats.place_bot(self, index, strategy, name)
 
     def describe_options(self) -> str:
         s = self.settings
@@ -146,7 +128,7 @@ class Match(MatchState):
         parts.append(f"turn={s.turn_time:g}s step={s.step_delay:g}s")
         return " ".join(parts)
 
-    # ================================================================== dispatch
+    # ================================================================== one call
     def _waits_for_backlog(self, item: Input) -> bool:
         """Inputs that must see what the paced steps will show first."""
         if isinstance(item, Reconnected):
@@ -155,242 +137,6 @@ class Match(MatchState):
             return isinstance(item.msg, (*_DECISIONS, P.Watch)) or (
                 isinstance(item.msg, P.CreateTable) and item.who.kind == "spectator")
         return False
-
-    def _dispatch(self, item: Input) -> None:
-        """The one dispatch on what came in."""
-        match item:
-            case Request(who=who, msg=msg):
-                self._request(who, msg)
-            case Disconnected(member=member, at=at):
-                self._away(member, at)
-            case Reconnected(member=member):
-                self._resume(member)
-            case BotDecided(seat=seat, key=key, decision=decision):
-                match_game.bot_decided(self, seat, key, decision)
-
-    def _request(self, who: Who, msg: P.Message) -> None:
-        match msg:
-            case P.Commit() | P.ChooseRow() | P.ChooseTie() | P.DraftPick():
-                match_game.decide(self, who, msg)
-            case P.Join():
-                self._join(who, msg)
-            case P.CreateTable() if who.kind == "spectator":
-                self._watch(who, msg)
-            case P.CreateTable():
-                self._join(who, msg, host=True)
-            case P.Watch():
-                self._watch(who, msg)
-            case P.Leave():
-                self._leave(who, msg)
-            case P.AddBot():
-                self._add_bot(who, msg)
-            case P.RemoveBot():
-                self._remove_bot(who, msg)
-            case P.Start():
-                self._start(who, msg)
-            case P.Chat():
-                self._to_all(P.ChatMessage(name=who.name, seat=self.room.seat_of(who.id), text=msg.text))
-            case _:
-                self._refuse(who, msg, E.NOT_ALLOWED, f"{msg.TYPE} is not a table's request")
-
-    # ================================================================== seats
-    def _seat_for(self, who: Who, msg: Any) -> int | None:
-        """The seat ``msg`` asks for (its ``seat``, or the first free one); None,
-        with an error sent, when there is no such seat or it is taken."""
-        found = self.room.free_seat(getattr(msg, "seat", None))
-        if isinstance(found, tuple):
-            self._refuse(who, msg, *found)
-            return None
-        return found
-
-    def _join(self, who: Who, msg: Any, host: bool = False) -> None:
-        member = self.room.members.get(who.id)
-        if who.elsewhere or (member is not None and member.seat is not None):
-            self._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
-            return
-        if self.status == "playing":
-            self._refuse(who, msg, E.ALREADY_STARTED, "the game has started: watch it instead")
-            return
-        if who.kind == "spectator":
-            self._refuse(who, msg, E.NOT_ALLOWED, "a spectator cannot take a seat")
-            return
-        index = self._seat_for(who, msg)
-        if index is None:
-            return
-        name = self.room.unique_name(who.name)
-        self.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
-        self.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
-        self._out.joined.append((who.id, index))
-        self._fact(seat_fact(index, name, who.kind, member=who.id))
-        if host or self.room.host is None:
-            self.room.host = index
-        self._refresh_presence()
-        self._send(who.id, P.Seated(table=self.info(), seat=index, re=getattr(msg, "id", None)))
-        self._log(logging.INFO, index, "%s (session %s) sits down", who.name, who.id)
-        self._updated()
-        if self.autostart and self.room.full():
-            match_game.begin(self)
-
-    def _watch(self, who: Who, msg: Any) -> None:
-        if who.elsewhere or who.id in self.room.members:
-            self._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
-            return
-        if self.room.spectators() >= self.max_spectators:
-            self._refuse(who, msg, E.TABLE_FULL, f"the table has {self.max_spectators} "
-                         "spectators, as many as it allows: watch another table")
-            return
-        self.room.members[who.id] = Member(who.id, who.name, who.kind, True, None)
-        self._out.joined.append((who.id, None))
-        self._refresh_presence()
-        self._send(who.id, P.Watching(table=self.info(), re=getattr(msg, "id", None)))
-        if self._game is not None and self.status == "playing":
-            self._send(who.id, self._snapshot(None))
-        self._log(logging.INFO, None, "%s (session %s) watches", who.name, who.id)
-        self._updated()
-
-    def _leave(self, who: Who, msg: Any, reason: str = "left") -> None:
-        member = self.room.members.pop(who.id, None)
-        if member is None:
-            self._refuse(who, msg, E.NOT_ALLOWED, "you are not at this table")
-            return
-        self._out.released.append(who.id)
-        index = member.seat
-        if index is None:
-            self._log(logging.INFO, None, "%s stops watching", who.name)
-        else:
-            seat = self.room.seats[index]
-            if self.status == "playing" and seat is not None:
-                seat.member = None
-                seat.gone = True  # the game goes on: the autopilot plays this seat at once
-                seat.away_since = self._now
-                self._fact(left_fact(index))
-            else:
-                self.room.seats[index] = None
-                self._fact(seat_fact(index, None))
-            if self.room.host == index:
-                self.room.host = self.room.next_host()
-            self._log(logging.INFO, index, "%s leaves the table", who.name)
-        self._send(who.id, P.Left(table_id=self.id, reason=reason, re=getattr(msg, "id", None)))
-        self._refresh_presence()
-        if self.status in ("waiting", "over") and not self.persistent and not self.room.members:
-            self._close("everyone left")
-            return
-        self._updated()
-
-    def _resume(self, member_id: int) -> None:
-        """A member got a new connection: put it back, with a snapshot."""
-        member = self.room.members.get(member_id)
-        if member is None:
-            return
-        member.connected = True
-        member.away_since = None
-        index = member.seat
-        if index is None:
-            self._send(member_id, P.Watching(table=self.info()))
-        else:
-            seat = self.room.seats[index]
-            if seat is None or seat.member != member_id:  # pragma: no cover
-                return
-            seat.away_since = None
-            self._send(member_id, P.Seated(table=self.info(), seat=index))
-        self._refresh_presence()
-        if self._game is not None and self.status == "playing":
-            self._send(member_id, self._snapshot(index))
-            if index is not None and self._deadline is not None:
-                deadline, remaining = self._wire_deadline()
-                for msg in translate.requests_for(self._game.view(index), self._shown,
-                                                  deadline, remaining):
-                    self._send(member_id, msg)
-        self._log(logging.INFO, index, "%s is back (session %s)", member.name, member_id)
-        self._updated()
-
-    def _away(self, member_id: int, at: float) -> None:
-        """A member lost its connection (it may come back)."""
-        member = self.room.members.get(member_id)
-        if member is None:
-            return
-        member.connected = False
-        index = member.seat
-        if index is None:
-            member.away_since = at  # removed after spectator_grace
-        if index is not None:
-            seat = self.room.seats[index]
-            if seat is not None and seat.member == member_id:
-                seat.away_since = at  # the grace runs from the drop
-        self._log(logging.INFO, index, "%s is away", member.name)
-        self._refresh_presence()
-        self._updated()
-
-    def _check_host(self, who: Who, msg: Any) -> bool:
-        index = self.room.seat_of(who.id)
-        if index is None or index != self.room.host:
-            self._refuse(who, msg, E.NOT_HOST, "only the host may do that")
-            return False
-        if self.status == "playing":
-            self._refuse(who, msg, E.ALREADY_STARTED, "the game has started")
-            return False
-        return True
-
-    def _add_bot(self, who: Who, msg: P.AddBot) -> None:
-        if not self._check_host(who, msg):
-            return
-        strategy = msg.strategy or DEFAULT_LEVEL
-        try:
-            parse_strategy(strategy)  # a level or a bare strategy name (the wire allows no ":")
-        except StrategyError as e:
-            self._refuse(who, msg, E.UNKNOWN_STRATEGY, str(e), "strategy")
-            return
-        index = self._seat_for(who, msg)
-        if index is None:
-            return
-        self.place_bot(index, strategy, msg.name)
-        self._updated(who.id, msg.id)
-        if self.autostart and self.room.full():
-            match_game.begin(self)
-
-    def _remove_bot(self, who: Who, msg: P.RemoveBot) -> None:
-        if not self._check_host(who, msg):
-            return
-        index = msg.seat
-        seat = self.room.seats[index] if index < len(self.room.seats) else None
-        if seat is None or not seat.builtin:
-            self._refuse(who, msg, E.NO_SUCH_SEAT, f"no built-in bot in seat {index}", "seat")
-            return
-        self.room.seats[index] = None
-        self._fact(seat_fact(index, None))
-        self._log(logging.INFO, index, "bot removed")
-        self._updated(who.id, msg.id)
-
-    def _start(self, who: Who, msg: P.Start) -> None:
-        if not self._check_host(who, msg):
-            return
-        if any(s is None for s in self.room.seats):
-            self._refuse(who, msg, E.NOT_ENOUGH_PLAYERS,
-                         "every seat must be taken: add bots to fill the empty ones")
-            return
-        match_game.begin(self)
-
-    # ================================================================== closing
-    def _spectators_expire_at(self) -> float:
-        """When the first spectator who is away has been away ``spectator_grace``."""
-        away = [m.away_since for m in self.room.members.values()
-                if m.seat is None and m.away_since is not None]
-        return min(away) + self.spectator_grace if away else math.inf
-
-    def _expire_spectators(self) -> None:
-        """Remove the spectators away for ``spectator_grace``: their session can no
-        longer come back to watch (it would find itself in the lobby)."""
-        gone = [m for m in self.room.members.values() if m.seat is None
-                and m.away_since is not None
-                and self._now >= m.away_since + self.spectator_grace]
-        for member in gone:
-            del self.room.members[member.id]
-            self._out.released.append(member.id)
-            self._log(logging.INFO, None, "%s (session %s) stops watching: away %g s",
-                      member.name, member.id, self.spectator_grace)
-        if gone:
-            self._refresh_presence()
-            self._updated()
 
     def _defer(self, item: Input) -> None:
         """Keep ``item`` until the paced steps are out; a member may have at most
@@ -405,35 +151,18 @@ class Match(MatchState):
             return
         self._deferred.append(item)
 
-    def _close_at(self) -> float:
-        """When the table is closed because nobody is connected (inf: not now)."""
-        since = self._nobody_since
-        if since is None or self.status == "closed":
-            return math.inf
-        if self.status == "over":
-            return max(since, self._over_since or since) + self.settings.keep_finished
-        if self.status == "waiting" and self.persistent:
-            return math.inf
-        return since + self.settings.abandon_after
+    def _dispatch(self, item: Input) -> None:
+        """The one dispatch on what came in."""
+        match item:
+            case Request(who=who, msg=msg):
+                match_seats.request(self, who, msg)
+            case Disconnected(member=member, at=at):
+                match_seats.away(self, member, at)
+            case Reconnected(member=member):
+                match_seats.resume(self, member)
+            case BotDecided(seat=seat, key=key, decision=decision):
+                match_game.bot_decided(self, seat, key, decision)
 
-    def _on_timer(self) -> None:
-        now = self._now
-        if now >= self._spectators_expire_at():
-            self._expire_spectators()
-        if now >= self._close_at():
-            if self.status == "over":
-                self._close("finished, and nobody is at the table")
-            else:
-                self._close(f"abandoned: nobody connected for "
-                            f"{self.settings.abandon_after:g} s")
-            return
-        if self.status != "playing" or self._backlog:
-            return
-        warning = match_timing.warn_at(self)
-        if warning is not None and now >= warning:
-            match_timing.warn(self)
-
-    # ================================================================== one call
     def _advance(self) -> None:
         """Send what is due, take the inputs that waited for it, and make every decision
         that is due now: built-in bots at once, players whose deadline passed, and
@@ -463,6 +192,35 @@ class Match(MatchState):
             how = "autopilot (time ran out): " if seat.away_since is None else \
                 "autopilot (player away): "
             match_game.broadcast(self, match_game.apply(self, index, decision, how))
+
+    # ================================================================== timers
+    def _close_at(self) -> float:
+        """When the table is closed because nobody is connected (inf: not now)."""
+        since = self._nobody_since
+        if since is None or self.status == "closed":
+            return math.inf
+        if self.status == "over":
+            return max(since, self._over_since or since) + self.settings.keep_finished
+        if self.status == "waiting" and self.persistent:
+            return math.inf
+        return since + self.settings.abandon_after
+
+    def _on_timer(self) -> None:
+        now = self._now
+        if now >= match_seats.spectators_expire_at(self):
+            match_seats.expire_spectators(self)
+        if now >= self._close_at():
+            if self.status == "over":
+                self._close("finished, and nobody is at the table")
+            else:
+                self._close(f"abandoned: nobody connected for "
+                            f"{self.settings.abandon_after:g} s")
+            return
+        if self.status != "playing" or self._backlog:
+            return
+        warning = match_timing.warn_at(self)
+        if warning is not None and now >= warning:
+            match_timing.warn(self)
 
     # ================================================================== as data
     def to_data(self) -> dict[str, Any]:
@@ -530,4 +288,3 @@ class Match(MatchState):
         m._deferred = deque(input_from_data(d) for d in data["deferred"])
         m._started_wall = data.get("started_wall", 0.0)
         return m
-
