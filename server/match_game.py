@@ -180,13 +180,30 @@ def _log_decision(m: MatchState, seat: int, decision: Decision, events: list[Eve
         m._log(logging.INFO, seat, "%spicked %d", how, decision.card)
 
 
+def decision_key(game: Game) -> tuple[Any, ...] | None:
+    """Which decision ``game`` waits for, as a key a ``Think`` carries: a late
+    answer's key no longer matches. None: no decision is awaited."""
+    pending = game.pending
+    if isinstance(pending, AwaitingCommits):
+        return ("commit", pending.round, pending.turn)
+    if isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
+        return ("choice", game.round, game.turn, pending.seat, pending.card)
+    if isinstance(pending, AwaitingDraftPick):
+        return ("draft", pending.round, pending.pick)
+    return None
+
+
 def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
     """A strategy's answer to a ``Think``: applied if the decision ``key`` is still awaited."""
     game = m._game
     if m._thinking.get(seat) == key:
         del m._thinking[seat]
+    # ``_armed`` moves on only once the paced steps are shown: the game itself
+    # may already wait for another decision (a player who committed after the
+    # autopilot was asked now chooses a row), so the key is checked against both
     if (game is None or m.status != "playing" or m._armed != key
-            or game.pending is None or seat not in game.pending.seats):
+            or decision_key(game) != key or game.pending is None
+            or seat not in game.pending.seats):
         return  # the decision was made meanwhile (a late answer)
     how = ""
     s = m.room.seats[seat]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
 
 from nimmt import protocol as P
 from nimmt.engine import (
@@ -37,7 +36,7 @@ from nimmt.engine import (
 )
 
 from .match_events import log_line, messages_for
-from .match_game import game_over
+from .match_game import decision_key, game_over
 from .match_io import Think
 from .match_state import MatchState
 
@@ -78,18 +77,12 @@ def open_decision(m: MatchState) -> None:
     if pending is None:
         m._armed = m._deadline = None
         return
-    if isinstance(pending, AwaitingCommits):
-        key: tuple[Any, ...] = ("commit", pending.round, pending.turn)
-        duration = m.settings.turn_time
-    elif isinstance(pending, (AwaitingRowChoice, AwaitingTieChoice)):
-        key = ("choice", game.round, game.turn, pending.seat, pending.card)
-        duration = m.settings.choice_time
-    elif isinstance(pending, AwaitingDraftPick):
-        key = ("draft", pending.round, pending.pick)
-        duration = m.settings.draft_time
-    else:  # pragma: no cover - the match deals at once (match_game)
+    key = decision_key(game)
+    if key is None:  # pragma: no cover - the match deals at once (match_game)
         m._armed = m._deadline = None
         return
+    duration = {"choice": m.settings.choice_time, "draft": m.settings.draft_time}.get(
+        key[0], m.settings.turn_time)
     if key == m._armed:
         return
     m._armed = key

@@ -13,7 +13,7 @@ import pytest
 
 from nimmt import protocol as P
 from nimmt.bots import make_strategy
-from nimmt.engine import Deal
+from nimmt.engine import Commit, Deal
 from nimmt.server.config import TableSettings
 from nimmt.server.match import Match
 from nimmt.server.match_io import (
@@ -501,3 +501,24 @@ def test_built_in_bots_are_numbered_in_the_order_they_sit_down():
         h.match.place_bot(seat, "heuristic", None)
     names = {i: s.name for i, s in enumerate(h.match.seats) if s is not None and s.strategy}
     assert names == {3: "Bot 1", 1: "Bot 2", 4: "Bot 3"}
+
+
+def test_a_late_fallback_commit_is_dropped_once_the_player_committed_and_must_choose_a_row():
+    """The autopilot is asked for Ann's card when her time runs out; she commits
+    herself; her card fits no row, so the game waits for her row choice while the
+    reveal is still being paced out. The autopilot's late commit is not hers to make."""
+    ann = Who(1, "Ann", "human")
+    deal = Deal(rows=(11, 12, 13, 14), hands=(tuple(range(1, 11)), tuple(range(15, 25))))
+    settings = replace(TableSettings(seats=2), step_delay=1.0, turn_time=10.0).validate()
+    m = Match("t", "x", settings, now=0.0, seed=1, dealer=lambda *a: deal)
+    wall = 1e6
+    m.handle(Request(ann, P.CreateTable()), 0, wall)
+    m.place_bot(1, "easy", None)
+    for think in m.handle(Request(ann, P.Start()), 0, wall).thinks:
+        m.handle(BotDecided(think.seat, think.key, Commit(1, 15)), 0, wall)
+    (fallback,) = m.wake(10.0, wall + 10).thinks  # Ann's time ran out
+    m.handle(Request(ann, P.Commit(round=1, turn=1, card=1)), 10.0, wall + 10)
+    late = m.handle(BotDecided(0, fallback.key, Commit(0, 2)), 10.0, wall + 10)
+    assert not late.sends and not late.facts and late.closed is None
+    effects = m.wake(11.0, wall + 11)  # the reveal's step is shown: Ann is asked for a row
+    assert any(isinstance(msg, P.RowChoiceRequest) for _, msg in effects.sends)

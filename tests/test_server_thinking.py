@@ -346,3 +346,44 @@ async def test_a_bots_state_is_forgotten_when_it_leaves_its_seat() -> None:
         assert table.bot_state(1) is None
         await server.shutdown()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_late_fallback_answer_after_the_player_committed_is_ignored() -> None:
+    """Ann's time runs out, so the table's searching fallback is asked to decide for
+    her; she commits herself before it answers; her card fits no row, so she must
+    choose one, shown after a paced step. The fallback's commit, answered meanwhile,
+    used to reach the game as Ann's decision and close the table with an internal
+    error. Now it is dropped: Ann chooses her row and Bob plays on undisturbed."""
+    from server_helpers import fixed_dealer, standard_hands
+
+    config = make_config(bot_workers=1, fallback="search:ms=600")
+    with trio.fail_after(30):  # the old server left Ann waiting for ever
+        async with trio.open_nursery() as nursery:
+            server, port = await start_server(nursery, config,
+                                              dealer=fixed_dealer(standard_hands(2, low_seat=0)))
+            # the worker started first: a fresh one takes longer than a short turn
+            await server.thinker.decide("random", 1, Game(Options(players=2), seed=1).view(0), 30.0)
+            ann = await ScriptClient.tcp(port, "Ann")
+            bob = await ScriptClient.tcp(port, "Bob")
+            table_id = await seat_players(ann, [bob], P.TableOptions(
+                seats=2, step_delay=2.0, turn_time=1.0, choice_time=30.0))
+            await ann.send(P.Start())
+            await bob.expect("turn_started")
+            await bob.send(P.Commit(round=1, turn=1, card=15))
+            await ann.expect("turn_started")
+            await trio.sleep(1.2)  # past Ann's deadline: the fallback is thinking (about 0.5 s)
+            await ann.send(P.Commit(round=1, turn=1, card=1))
+            request = await ann.expect("row_choice_request")
+            assert isinstance(request, P.RowChoiceRequest)
+            await trio.sleep(1.0)  # the fallback's late answer has come and gone
+            table = server.lobby.tables[table_id]
+            assert not table.closed
+            await ann.send(P.ChooseRow(round=1, turn=1, row=request.rows[0]))
+            for client in (ann, bob):  # the turn is played out, with Ann's own card
+                turn2 = await client.expect("turn_started")
+                assert isinstance(turn2, P.TurnStarted) and turn2.turn == 2
+                (revealed,) = client.of_type("revealed")
+                assert isinstance(revealed, P.Revealed) and (0, 1) in revealed.plays
+                assert not client.of_type("goodbye") and not client.closed
+            await server.shutdown()
+            nursery.cancel_scope.cancel()
