@@ -378,9 +378,7 @@ def heuristic_play_out(
         place_sorted_turn(plays, lasts, lens, heads, numbers, penalties)
 
 
-def in_order_finisher(
-    professional: bool, turns: int = 10, sensible: tuple[int, random.Random, float] | None = None
-) -> Finisher:
+def in_order_finisher(professional: bool, turns: int = 10) -> Finisher:
     """Every seat plays its hand in the order given (``hands`` not sorted): for
     random players, hands dealt in a random order are random play, and a
     search can fix that order once per sampled world, so that every
@@ -394,28 +392,18 @@ def in_order_finisher(
             for hand in hands:
                 del hand[:left]
         else:
-            play_in_order(rows, hands, penalties, turns, sensible)
+            play_in_order(rows, hands, penalties, turns)
 
     return finish
 
 
 def play_in_order(
-    rows: list[list[int]],
-    hands: list[list[int]],
-    penalties: list[int],
-    turns: int = 10,
-    sensible: tuple[int, random.Random, float] | None = None,
+    rows: list[list[int]], hands: list[list[int]], penalties: list[int], turns: int = 10
 ) -> None:
     """Base rules: each turn every seat plays the next card of its hand (in the
     hand's order), resolved as ``resolve_turn`` does, on the row summary that
     ``heuristic_play_out`` uses. ``rows`` is left as it was; the cards played
-    are removed from ``hands``. ``sensible``: ``(seat, rng, noise)``, that
-    seat plays ``heuristic_play_out``'s cards instead."""
-    me = -1
-    if sensible is not None:
-        me, rng, noise = sensible
-        mine = sorted(hands[me])
-        rand = rng.random
+    are removed from ``hands``."""
     starts = sorted(range(4), key=lambda i: rows[i][-1])
     lasts = [rows[i][-1] for i in starts]
     numbers = list(starts)
@@ -424,26 +412,7 @@ def play_in_order(
     left = min(turns, len(hands[0]))
     seats = range(len(hands))
     for t in range(left):
-        plays = [(hands[s][t], s) for s in seats]
-        if me >= 0:
-            h = len(mine)
-            best, best_cost = 0, 1e9
-            noises = (rand() * noise, rand() * noise, rand() * noise, rand() * noise,
-                      rand() * noise)
-            if mine[0] < lasts[0]:
-                best_cost = min(heads) + 0.5 + noises[4]
-            for j in range(4):
-                i = bisect(mine, lasts[j])
-                if i < h:
-                    c = mine[i]
-                    if j == 3 or c < lasts[j + 1]:
-                        if lens[j] == 5:
-                            cost = heads[j] + 0.5 + noises[j]
-                        else:
-                            cost = lens[j] * lens[j] * heads[j] * 0.02 + (c - lasts[j]) * 0.005 + noises[j]
-                        if cost < best_cost:
-                            best, best_cost = i, cost
-            plays[me] = (mine.pop(best), me)
-        place_sorted_turn(plays, lasts, lens, heads, numbers, penalties)
+        place_sorted_turn([(hands[s][t], s) for s in seats], lasts, lens, heads, numbers,
+                          penalties)
     for hand in hands:
         del hand[:left]
