@@ -43,11 +43,11 @@ TRIES = 32
 #: any card otherwise): people and search bots do not always agree with it.
 AGREE = 0.8
 #: Before any evidence the table is thought random (odds e**5, 0.993): the
-#: first turns are searched as ``mcs`` would. Two turns of sensible cards
-#: overturn it (against three heuristic bots: 95% of third-turn decisions),
+#: first turn is searched as ``mcs`` would. One turn of sensible cards usually
+#: overturns it (against three heuristic bots: 92% of second-turn commits),
 #: and random cards that happen to look sensible rarely do (against three
-#: random bots: about 2% of decisions, where odds of e**3 gave 5%, 20% at
-#: turn 3; 100-150 single rounds each).
+#: random bots: 1% of commits, where odds of e**3 gave 5%, 19% at turn 2).
+#: ``python benchmarks/opponent_model.py`` (150 single rounds each).
 PRIOR_LOG_ODDS = 5.0
 #: The model never becomes surer than odds of e**6 (0.9975) either way.
 LIMIT = 6.0
