@@ -8,12 +8,12 @@ path. For each decision it repeatedly
    the opponents' exact hands, which their public picks reveal);
 2. lets every opponent commit this turn's card the way a sensible player
    would (the heuristic's preference with noise), or at random as often as
-   the table is thought to play at random (``OpponentModel``, learnt from
-   every card seen; before any, it is thought random);
+   that seat is thought to play at random (``OpponentModel``, learnt from
+   the cards each seat played; before any, every seat is thought random);
 3. plays each candidate decision on that same deal and the same random seed,
-   and the rest of the round with that same mix of play for every seat.
-   When the table is thought random (0.95 or more: so it is before any card
-   is seen), the deal fixes the order
+   and the rest of the round with each seat's mix of play (its own: the
+   others' on average). When every seat is thought random (0.95 or more: so
+   it is before any card is seen), the deal fixes the order
    in which every seat plays its hand, so each candidate meets exactly the
    same opponent cards, and the round is played out on the cheapest loop
    (``play_in_order``): about twice the deals of ``mcs`` in the same time;
@@ -130,16 +130,22 @@ class SearchStrategy:
 
     def _mixes(self, view: View) -> list[float]:
         """Per seat, how often it is imagined to play a random card: as ``mix``
-        says, or as learnt from the opponents' play. This seat's own later
-        turns are imagined alike (everyone at the table plays alike): measured,
-        that judged better than imagining itself always sensible."""
-        mix = self.mix if self.mix is not None else self.opponents.careless
-        return [mix] * view.players
+        says, or as learnt from that seat's play (``OpponentModel``). This
+        seat's own later turns are imagined like the others' on average:
+        measured, that judged better than imagining itself always sensible."""
+        n, me = view.players, view.seat
+        if self.mix is not None:
+            return [self.mix] * n
+        mixes = [self.opponents.careless_of(s) for s in range(n)]
+        others = [m for s, m in enumerate(mixes) if s != me]
+        mixes[me] = sum(others) / len(others)
+        return mixes
 
     def _observe(self, view: View, unseen: Unseen) -> None:
         """Let the opponent model learn from the cards in view."""
-        known = [c for s, h in enumerate(unseen.hands) if s != view.seat and h is not None for c in h]
-        self.opponents.observe(view, tuple(known) if known else unseen.pool)
+        pools = [None if s == view.seat else (h if h is not None else unseen.pool)
+                 for s, h in enumerate(unseen.hands)]
+        self.opponents.observe(view, pools)
 
     def _play(self, view: View, deadline: float) -> Decision | None:
         me = view.seat

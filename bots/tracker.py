@@ -61,6 +61,7 @@ class SeatTracker:
     def __init__(self) -> None:
         self.model = TableModel()
         self._seen: list[int] = []
+        self._plays: list[tuple[int, int]] = []
 
     @property
     def seat(self) -> int | None:
@@ -76,16 +77,20 @@ class SeatTracker:
         self.model.apply(message)
         if isinstance(message, wire.RoundStarted):
             self._seen = []
+            self._plays = []
         elif isinstance(message, wire.RowsDealt):
             self._seen.extend(c for row in message.rows for c in row)
         elif isinstance(message, wire.Revealed):
             self._seen.extend(card for _, card in message.plays)
+            self._plays.extend((seat, card) for seat, card in message.plays)
         elif isinstance(message, wire.DraftPicked):
             self._seen.append(message.card)
         elif isinstance(message, wire.Snapshot):
             # What was seen before the snapshot is not in it: keep what is on view.
             self._seen = [c for row in message.rows for c in row]
             self._seen += [c for _, c in message.revealed] + [c for _, c in message.draft_picks]
+            # nor who played the earlier turns' cards: the round's plays start unknown
+            self._plays = []
 
     def view(self) -> View:
         """This seat's view now, in the engine's terms."""
@@ -133,6 +138,7 @@ class SeatTracker:
             pending=pending,
             legal=self.legal(),
             result=result,
+            plays=tuple(self._plays),
         )
 
     def legal(self) -> tuple[Decision, ...]:

@@ -139,6 +139,7 @@ class Game:
         self._queue: list[tuple[int, int]] = []  # (card, seat) still to place, lowest first
         self._tied: tuple[Place, ...] = ()
         self._seen: list[int] = []
+        self._plays: list[tuple[int, int]] = []  # (seat, card) revealed this round
         self._pool: list[int] = []
         self._pick_order: list[int] = []
         self._picks: list[tuple[int, int]] = []
@@ -237,6 +238,7 @@ class Game:
             pending=self.pending,
             legal=self.legal_decisions(seat) if own else (),
             result=self._result,
+            plays=tuple(self._plays),
         )
 
     # ----------------------------------------------------------------- chance
@@ -404,6 +406,7 @@ class Game:
             self._hands[seat].remove(card)
             self._seen.append(card)
         self._revealed = tuple((seat, card) for card, seat in plays)
+        self._plays.extend(self._revealed)
         self._queue = plays
         self._commits = {}
         events: list[Event] = [CardsRevealed(self._revealed)]
@@ -475,6 +478,7 @@ class Game:
         self.turn = 0
         self._penalties = [0] * n
         self._seen = []
+        self._plays = []
         self._picks = []
         self._rows = []
         self._hands = [[] for _ in range(n)]

@@ -38,6 +38,9 @@ class View:
     pending: Pending | None
     legal: tuple[Decision, ...]  # what this seat may decide now; () if nothing
     result: GameResult | None
+    # every card revealed this round, (seat, card), turn by turn (each turn
+    # lowest card first): who played what is public at the table
+    plays: tuple[tuple[int, int], ...] = ()
 
     @property
     def players(self) -> int:

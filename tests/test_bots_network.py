@@ -32,6 +32,43 @@ def test_a_network_bot_plays_games_to_the_end_without_a_refused_decision() -> No
     assert all(len(totals) == 4 for totals in result.totals or [])
 
 
+class _Recorder(HeuristicStrategy):
+    """The heuristic, keeping every view it was asked to decide on and its answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decided: list = []
+
+    def decide(self, view):  # noqa: ANN001, ANN201 - a Strategy's signature
+        decision = super().decide(view)
+        self.decided.append((view, decision))
+        return decision
+
+
+def test_a_network_bots_view_says_who_played_each_card_of_the_round() -> None:
+    """``View.plays`` over the network: every card revealed this round with its
+    seat, turn by turn, as the in-process ``Game.view`` gives it (the search
+    bot's opponent model tells seats apart by it)."""
+    recorder = _Recorder()
+    with running_server() as port:
+        options = wire.TableOptions(seats=4, rounds=2, point_limit=None, step_delay=0.0)
+        result = asyncio.run(asyncio.wait_for(
+            play_bot("127.0.0.1", port, recorder, name="Rec", create=options, add_bots=3),
+            timeout=60,
+        ))
+    assert result.errors == []
+    commits = [(v, d) for v, d in recorder.decided if v.phase.value == "commit"]
+    assert len(commits) == 20  # two rounds of ten turns
+    for view, _ in commits:
+        plays = view.plays
+        assert len(plays) == (view.turn - 1) * 4
+        assert [card for _, card in plays] == list(view.seen[4:])  # after the four row starts
+        for t in range(view.turn - 1):
+            assert sorted(seat for seat, _ in plays[t * 4:(t + 1) * 4]) == [0, 1, 2, 3]
+        mine = [d.card for v, d in commits if v.round == view.round and v.turn < view.turn]
+        assert [card for seat, card in plays if seat == view.seat] == mine
+
+
 def test_four_network_bots_share_a_professional_draft_table() -> None:
     async def table(port: int) -> list:
         options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0,

@@ -751,3 +751,23 @@ def test_history_replays_through_explicit_deals():
         replayed.extend(replay.deal(item) if isinstance(item, Deal) else replay.apply(item))
     assert replayed == events
     assert replay.result == seeded.result
+
+
+def test_a_view_says_who_played_each_card_revealed_this_round():
+    """``View.plays``: this round's revealed (seat, card), turn by turn, lowest
+    first, the same for every seat and a spectator; empty again in a new round."""
+    game = Game(Options(players=3, rounds=2), seed=5)
+    assert game.view(0).plays == ()
+    expected: list[tuple[int, int]] = []
+    for turn in range(1, 11):
+        cards = [game.view(s).hand[-1] for s in range(3)]
+        for seat, card in enumerate(cards):
+            game.apply(Commit(seat, card))
+        while game.view(0).phase is Phase.ROW_CHOICE or game.view(1).phase is Phase.ROW_CHOICE:
+            seat = game.pending.seat
+            game.apply(game.legal_decisions(seat)[0])
+        expected += sorted(((s, c) for s, c in enumerate(cards)), key=lambda sc: sc[1])
+        if turn < 10:
+            assert game.view(0).plays == tuple(expected)
+            assert game.view(2).plays == game.view(None).plays == tuple(expected)
+    assert game.round == 2 and game.view(1).plays == ()
