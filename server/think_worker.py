@@ -1,8 +1,9 @@
 """A think worker (``python -m nimmt.server.think_worker FD``): decides the views it is sent.
 
-Started by ``thinking.ThinkPool``; reads ``(spec, seed, view, state)`` from the
-socket ``FD`` and answers ``("ok", decision, state, note)`` or ``("error", text)``,
-until the socket closes (the server ended or killed it). It decides with the strategies and the
+Started by ``thinking.ThinkPool``; says ``("ready",)`` once its imports are
+done, then reads ``(spec, seed, view, state)`` from the socket ``FD`` and answers
+``("ok", decision, state, note)`` or ``("error", text)``, until the socket
+closes (the server ended or killed it). It decides with the strategies and the
 engine only.
 
 A worker keeps nothing between decisions: a bot's strategy (what a searching bot
@@ -75,6 +76,10 @@ def _serve(conn: Connection) -> None:
         os.nice(WORKER_NICENESS)
     except (AttributeError, OSError):  # pragma: no cover - not allowed here
         pass
+    try:
+        conn.send(("ready",))  # the imports are done: jobs may come
+    except (OSError, ValueError):
+        return
     while True:
         try:
             spec, seed, view, state = conn.recv()

@@ -13,7 +13,10 @@ few worker processes and await the answer without blocking the event loop:
   and the job fails (``ThinkFailed``): the table decides with a cheap strategy
   instead; nothing waits on a wedged worker;
 * the workers start on the first job (a server whose bots never search starts
-  none) and are stopped, and waited for, when ``run`` ends (server shutdown);
+  none), and a replacement at once; a worker takes jobs only once it has said
+  it is ready, so its start-up (a few tenths of a second) counts against no
+  job's deadline: a job that cannot wait that long fails, the worker lives on;
+  the workers are stopped, and waited for, when ``run`` ends (server shutdown);
 * a worker is ``python -m nimmt.server.think_worker FD``, talking over a socket pair:
   a plain new interpreter, not a fork of the server (trio and its threads stay
   behind) nor multiprocessing's spawn (which re-runs the main script of whatever
@@ -52,6 +55,10 @@ log = logging.getLogger("nimmt.server")
 #: and the bot starts afresh (a searching bot's grows by a few bytes a card it sees).
 #: (Here, not in think_worker: the worker runs as ``-m``, it must not be imported first.)
 MAX_STATE_BYTES = 1 << 20
+#: a new worker must say it is ready within this many seconds, or another is started
+#: (after ``RESTART_DELAY`` seconds, so that a worker that cannot start does not spin)
+STARTUP_TIMEOUT = 30.0
+RESTART_DELAY = 1.0
 
 class ThinkFailed(Exception):
     """A worker did not answer in time, died, or its strategy raised (``str()`` says which)."""
@@ -192,20 +199,44 @@ class ThinkPool:
             log.warning("think worker pid %s did not end", process.pid)
         self._processes.discard(process)
 
+    async def _start(self, n: int) -> tuple[subprocess.Popen[bytes], Connection]:
+        """A new worker, once it says it is ready (a new interpreter takes a few
+        tenths of a second to import the strategies: that time is no job's)."""
+        while True:
+            process, conn = self._spawn()
+            problem = f"it did not start within {STARTUP_TIMEOUT:g} s"
+            with trio.move_on_after(STARTUP_TIMEOUT):
+                await trio.lowlevel.wait_readable(conn.fileno())
+                try:
+                    if conn.recv() == ("ready",):
+                        return process, conn
+                    problem = "it said something else than that it was ready"
+                except (EOFError, OSError):
+                    problem = "it died while starting"
+            log.warning("think worker %d (pid %s): %s; starting another in %g s", n,
+                        process.pid, problem, RESTART_DELAY)
+            self._kill(process, conn)
+            await trio.sleep(RESTART_DELAY)
+
     async def _worker(self, n: int) -> None:
         process: subprocess.Popen[bytes] | None = None
         conn: Connection | None = None
         try:
-            async for job in self._jobs:
+            while True:
+                if process is None or conn is None or process.poll() is not None:
+                    if process is not None and conn is not None:
+                        self._kill(process, conn)
+                    process = conn = None
+                    process, conn = await self._start(n)
+                job = await self._jobs.receive()
                 if job.abandoned or trio.current_time() >= job.deadline:
                     if not job.done.is_set():
                         job.error = "no worker was free in time"
                         job.done.set()
                     continue
-                if process is None or conn is None or process.poll() is not None:
-                    if process is not None and conn is not None:
-                        self._kill(process, conn)
-                    process, conn = self._spawn()
+                if process.poll() is not None:  # it died while idle: give the job back
+                    self._send.send_nowait(job)
+                    continue
                 error = await self._run_job(conn, job, process.pid)
                 if error is not None:
                     log.warning("think worker %d (pid %s): %s; replacing it", n, process.pid,

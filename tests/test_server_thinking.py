@@ -179,6 +179,32 @@ async def test_the_pool_decides_like_the_strategy_and_reports_failures() -> None
     assert pool.processes == []
 
 
+async def test_a_worker_still_starting_is_not_killed_by_a_short_deadline() -> None:
+    """A new worker takes a few tenths of a second to start. A job with a shorter
+    deadline fails ("no worker was free"), and the worker is kept: once it is
+    ready it answers short deadlines itself, instead of a new cold worker being
+    started (and killed) for every job."""
+    game = Game(Options(players=4), seed=5)
+    view = game.view(0)
+    pool = ThinkPool(1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        try:
+            await pool.decide("random", 1, view, timeout=0.01)
+        except ThinkFailed as e:
+            assert "no worker was free" in str(e)
+        else:
+            raise AssertionError("a worker cannot start in 10 ms")
+        (first,) = pool.processes
+        answered = await pool.think("random", 1, view, timeout=30.0)  # waits for it to start
+        assert answered.worker == first.pid
+        for seed in range(5):  # warm now: short deadlines are met by the same worker
+            thought = await pool.think("random", seed, view, timeout=0.5)
+            assert thought.worker == first.pid
+        nursery.cancel_scope.cancel()
+    assert pool.processes == []
+
+
 def test_bot_level_on_the_command_line() -> None:
     from nimmt.server.cli import config_from_args, parse_args
     from nimmt.server.config import ConfigError
