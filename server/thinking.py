@@ -56,7 +56,8 @@ log = logging.getLogger("nimmt.server")
 #: (Here, not in think_worker: the worker runs as ``-m``, it must not be imported first.)
 MAX_STATE_BYTES = 1 << 20
 #: a new worker must say it is ready within this many seconds, or another is started
-#: (after ``RESTART_DELAY`` seconds, so that a worker that cannot start does not spin)
+#: (at once, and after ``RESTART_DELAY`` seconds if that one fails too, so that a
+#: worker that cannot start does not spin)
 STARTUP_TIMEOUT = 30.0
 RESTART_DELAY = 1.0
 
@@ -108,6 +109,7 @@ class ThinkPool:
         self.workers = workers or default_workers()
         self._send, self._jobs = trio.open_memory_channel[_Job](math.inf)
         self._processes: set[subprocess.Popen[bytes]] = set()
+        self._thinking: set[int] = set()  # pids of the workers deciding now
         self._started = False
         self._waiting = 0  # decisions asked for and not answered yet
         self._nursery: trio.Nursery | None = None
@@ -119,6 +121,11 @@ class ThinkPool:
     def processes(self) -> list[subprocess.Popen[bytes]]:
         """The worker processes alive now (tests check none is left)."""
         return [p for p in self._processes if p.poll() is None]
+
+    @property
+    def thinking(self) -> list[int]:
+        """The pids of the workers that have a decision to make now."""
+        return sorted(self._thinking)
 
     @property
     def busy(self) -> int:
@@ -202,6 +209,7 @@ class ThinkPool:
     async def _start(self, n: int) -> tuple[subprocess.Popen[bytes], Connection]:
         """A new worker, once it says it is ready (a new interpreter takes a few
         tenths of a second to import the strategies: that time is no job's)."""
+        failures = 0
         while True:
             process, conn = self._spawn()
             problem = f"it did not start within {STARTUP_TIMEOUT:g} s"
@@ -213,10 +221,12 @@ class ThinkPool:
                     problem = "it said something else than that it was ready"
                 except (EOFError, OSError):
                     problem = "it died while starting"
+            delay = RESTART_DELAY if failures else 0.0  # again at once, then not in a spin
             log.warning("think worker %d (pid %s): %s; starting another in %g s", n,
-                        process.pid, problem, RESTART_DELAY)
+                        process.pid, problem, delay)
             self._kill(process, conn)
-            await trio.sleep(RESTART_DELAY)
+            failures += 1
+            await trio.sleep(delay)
 
     async def _worker(self, n: int) -> None:
         process: subprocess.Popen[bytes] | None = None
@@ -228,7 +238,13 @@ class ThinkPool:
                         self._kill(process, conn)
                     process = conn = None
                     process, conn = await self._start(n)
-                job = await self._jobs.receive()
+                job = await self._next_job(conn)
+                if job is None:  # it died (or spoke) while idle: replace it now
+                    log.warning("think worker %d (pid %s) ended while idle; replacing it",
+                                n, process.pid)
+                    self._kill(process, conn)
+                    process = conn = None
+                    continue
                 if job.abandoned or trio.current_time() >= job.deadline:
                     if not job.done.is_set():
                         job.error = "no worker was free in time"
@@ -237,7 +253,11 @@ class ThinkPool:
                 if process.poll() is not None:  # it died while idle: give the job back
                     self._send.send_nowait(job)
                     continue
-                error = await self._run_job(conn, job, process.pid)
+                self._thinking.add(process.pid)
+                try:
+                    error = await self._run_job(conn, job, process.pid)
+                finally:
+                    self._thinking.discard(process.pid)
                 if error is not None:
                     log.warning("think worker %d (pid %s): %s; replacing it", n, process.pid,
                                 error)
@@ -248,6 +268,25 @@ class ThinkPool:
         finally:
             if process is not None and conn is not None:
                 self._kill(process, conn)
+
+    async def _next_job(self, conn: Connection) -> _Job | None:
+        """The next job, or None if the idle worker at ``conn`` became readable
+        first (it has nothing to say between jobs: it died, or it is broken)."""
+        job: _Job | None = None
+        async with trio.open_nursery() as nursery:
+
+            async def take() -> None:
+                nonlocal job
+                job = await self._jobs.receive()
+                nursery.cancel_scope.cancel()
+
+            async def watch() -> None:
+                await trio.lowlevel.wait_readable(conn.fileno())
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(take)
+            nursery.start_soon(watch)
+        return job
 
     async def _run_job(self, conn: Connection, job: _Job, pid: int) -> str | None:
         """Run ``job`` on the worker ``pid`` at ``conn``; its error, or None

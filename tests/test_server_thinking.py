@@ -82,11 +82,11 @@ async def test_a_worker_killed_mid_thought_does_not_wedge_the_table() -> None:
         server, port = await start_server(nursery, config)
         ann = await _join_bot_table(port)
         await ann.expect("turn_started")
-        with trio.fail_after(10):
-            while not server.thinker.processes:
+        with trio.fail_after(30):
+            while not server.thinker.thinking:  # started, and it has the view
                 await trio.sleep(0.01)
         (worker,) = server.thinker.processes
-        await trio.sleep(0.5)  # it has the view and is searching
+        assert server.thinker.thinking == [worker.pid]
         os.kill(worker.pid, signal.SIGKILL)
         t0 = trio.current_time()
         committed = await ann.expect("seat_committed")  # the heuristic decided instead
