@@ -49,7 +49,7 @@ from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Req
 from .room import SeatState
 from .session import Session
 from .storage import AsyncStore, Fact, StorageWriteError, options_to_json
-from .thinking import MAX_STATE_BYTES, ThinkFailed, ThinkPool
+from .thinking import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "storage_notice",
            "stored_settings"]
@@ -307,7 +307,8 @@ class Table:
             thought = await pool.think(spec, think.seed, think.view, self._think_time(think),
                                        state=self._states.get(key))
         except ThinkFailed as e:
-            log.warning("table=%s seat=%d: %s; the heuristic decides", self.id, think.seat, e)
+            level = logging.INFO if isinstance(e, PoolStopped) else logging.WARNING
+            log.log(level, "table=%s seat=%d: %s; the heuristic decides", self.id, think.seat, e)
             decision = _EMERGENCY.decide(think.view)
         else:
             decision = thought.decision

@@ -47,7 +47,7 @@ import trio
 
 from nimmt.engine import Decision, View
 
-__all__ = ["ThinkPool", "ThinkFailed", "Thought", "default_workers", "MAX_STATE_BYTES"]
+__all__ = ["ThinkPool", "ThinkFailed", "PoolStopped", "Thought", "default_workers", "MAX_STATE_BYTES"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -61,8 +61,13 @@ MAX_STATE_BYTES = 1 << 20
 STARTUP_TIMEOUT = 30.0
 RESTART_DELAY = 1.0
 
+
 class ThinkFailed(Exception):
     """A worker did not answer in time, died, or its strategy raised (``str()`` says which)."""
+
+
+class PoolStopped(ThinkFailed):
+    """The pool is not running (the server is stopping): nothing went wrong."""
 
 
 def default_workers() -> int:
@@ -157,7 +162,7 @@ class ThinkPool:
         Raises ``ThinkFailed`` if it cannot be had in time (``state`` is then still
         the bot's state)."""
         if self._nursery is None:
-            raise ThinkFailed("the pool is not running")
+            raise PoolStopped("the pool is not running")
         if state is not None and len(state) > MAX_STATE_BYTES:
             raise ValueError(f"a strategy state of {len(state)} bytes: at most "
                              f"{MAX_STATE_BYTES} are sent to a worker")

@@ -16,7 +16,7 @@ from nimmt.bots import LEVELS, HeuristicStrategy, RandomStrategy, SearchStrategy
 from nimmt.engine import AwaitingCommits, Game, Options
 from nimmt.server.app import start_server
 from nimmt.server.think_worker import load_strategy, save_strategy
-from nimmt.server.thinking import MAX_STATE_BYTES, ThinkFailed, ThinkPool, Thought
+from nimmt.server.thinking import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool, Thought
 from server_helpers import Player, ScriptClient, make_config, play_until_over, seat_players
 
 
@@ -165,8 +165,8 @@ async def test_the_pool_decides_like_the_strategy_and_reports_failures() -> None
         await nursery.start(pool.run)
         got = await pool.decide("easy", 1, view, timeout=10.0)
         assert got == make_strategy(LEVELS["easy"], 1).decide(view)
-        got = await pool.decide("search:samples=20", 7, view, timeout=10.0)
-        assert got == make_strategy("search:samples=20", 7).decide(view)  # seeded: same
+        got = await pool.decide("search:samples=20,ms=20000", 7, view, timeout=10.0)
+        assert got == make_strategy("search:samples=20,ms=20000", 7).decide(view)  # seeded: same
         try:
             await pool.decide("search:ms=3000", 1, view, timeout=0.3)
         except ThinkFailed as e:
@@ -177,6 +177,12 @@ async def test_the_pool_decides_like_the_strategy_and_reports_failures() -> None
         assert await pool.decide("random", 2, view, timeout=10.0) in game.legal_decisions(0)
         nursery.cancel_scope.cancel()
     assert pool.processes == []
+    try:  # stopped (the server is shutting down): a failure of its own kind, logged as info
+        await pool.decide("random", 2, view, timeout=10.0)
+    except PoolStopped as e:
+        assert "not running" in str(e)
+    else:
+        raise AssertionError("a stopped pool cannot decide")
 
 
 async def test_a_worker_still_starting_is_not_killed_by_a_short_deadline() -> None:
