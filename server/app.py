@@ -47,7 +47,8 @@ class Server:
         self.clients: set[ClientConnection] = set()
         config = self.config
         self.admission = Admission(config.max_connections, config.max_per_address,
-                                   config.max_unwelcomed, config.max_unwelcomed_per_address)
+                                   config.max_unwelcomed, config.max_unwelcomed_per_address,
+                                   config.flood_cooldown, config.flood_cooldown_max)
         self._lobby: Lobby | None = None
         self._cids = 0
         self._nursery: trio.Nursery | None = None
@@ -99,7 +100,7 @@ class Server:
             return
         self._cids += 1
         client = ClientConnection(self, stream, self._cids)
-        admitted = self.admission.admit(client, client.address)
+        admitted = self.admission.admit(client, client.address, trio.current_time())
         for old in admitted.evict:
             assert isinstance(old, ClientConnection)
             log.info("conn=%s closed to make room for conn=%s from %s", old.cid, client.cid,
@@ -107,11 +108,13 @@ class Server:
             old.close(P.ErrorCode.SERVER_FULL, "no hello yet, and the server needs room for "
                       "connections that say hello")
         if admitted.refused is not None:
-            log.warning("conn=%s from %s refused: %s (%d connections)", self._cids,
-                        client.peer, admitted.refused, len(self.clients))
+            # a flooder reconnecting in a loop would fill the log: its close was logged
+            log.log(logging.DEBUG if admitted.flooding else logging.WARNING,
+                    "conn=%s from %s refused: %s (%d connections)", self._cids,
+                    client.peer, admitted.refused, len(self.clients))
             conn = P.Connection(P.SERVER)
             text = admitted.refused
-            full = P.ErrorCode.SERVER_FULL
+            full = P.ErrorCode.RATE_LIMITED if admitted.flooding else P.ErrorCode.SERVER_FULL
             with trio.move_on_after(1.0):
                 try:
                     await stream.send_all(conn.send(P.Error(code=full, message=text))

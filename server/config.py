@@ -175,6 +175,8 @@ class ServerConfig:
     max_per_address: int = 256  # connections from one IP address (a LAN party behind a NAT)
     max_unwelcomed: int = 128  # connections that have not said hello yet, from everywhere
     max_unwelcomed_per_address: int = 16  # ... from one address
+    flood_cooldown: float = 1.0  # closed for flooding: its address waits this long (0: not)
+    flood_cooldown_max: float = 30.0  # ... doubled for each further flood, up to this
     tables_per_session: int = 2  # open tables one session created
     tables_per_address: int = 64  # open tables created from one address
     max_spectators: int = 100  # spectators at one table; one more watch: error table_full
@@ -217,6 +219,10 @@ class ServerConfig:
         for name in ("hello_timeout", "ping_interval", "pong_timeout", "frame_timeout"):
             if not 0.1 <= getattr(self, name) <= 3600.0:
                 raise ConfigError(f"{name} must be 0.1 to 3600 seconds")
+        if not 0.0 <= self.flood_cooldown <= 3600.0:
+            raise ConfigError("flood_cooldown must be 0 (no cool-down) to 3600 seconds")
+        if not self.flood_cooldown <= self.flood_cooldown_max <= 3600.0:
+            raise ConfigError("flood_cooldown_max must be flood_cooldown to 3600 seconds")
         if not 0.0 <= self.reconnect_grace <= 86400.0:
             raise ConfigError("reconnect_grace must be 0 to 86400 seconds")
         if not 1 <= self.rate_limit <= 100_000:

@@ -321,7 +321,7 @@ class ClientConnection:
         if self.closing:
             return
         if not self.bucket.take(trio.current_time()) and self.bucket.abusive:
-            self.close(E.RATE_LIMITED, "far too many messages")
+            self._close_for_flooding()
 
     def count(self) -> bool:
         """Count a request refused before it was handled (its table has too many of
@@ -332,12 +332,22 @@ class ClientConnection:
             return False
         return self._within_rate(self.bucket)
 
+    def _close_for_flooding(self) -> None:
+        """A whole burst over the rate: goodbye, and its address waits a moment
+        before it may connect again (``Admission.flooded``), so that closing a
+        flooder does not just invite it to reconnect and flood again."""
+        wait = self.server.admission.flooded(self.address, trio.current_time())
+        if wait:
+            log.warning("conn=%s from %s closed for flooding; its address may connect "
+                        "again in %g s", self.cid, self.peer, wait)
+        self.close(E.RATE_LIMITED, "far too many messages")
+
     def _within_rate(self, bucket: TokenBucket) -> bool:
         if bucket.take(trio.current_time()):
             self._limited = False
             return True
         if bucket.abusive:
-            self.close(E.RATE_LIMITED, "far too many messages")
+            self._close_for_flooding()
             return False
         if not self._limited:
             self._limited = True

@@ -12,10 +12,17 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["TokenBucket", "Admission", "Admitted"]
+__all__ = ["TokenBucket", "Admission", "Admitted", "FORGIVE"]
+
+
+#: seconds after its last cool-down ends before an address's strikes are forgotten
+FORGIVE = 300.0
+#: addresses remembered for flooding before the forgiven ones are pruned
+MAX_STRUCK = 4096
 
 
 class TokenBucket:
@@ -51,10 +58,13 @@ class TokenBucket:
 @dataclass(frozen=True, slots=True)
 class Admitted:
     """What ``Admission.admit`` decided: ``refused`` (why, or None: let it in) and
-    the connections to close first to make room for it (``evict``, oldest first)."""
+    the connections to close first to make room for it (``evict``, oldest first).
+    ``flooding``: refused because its address was closed for flooding a moment ago
+    (``rate_limited``, not ``server_full``)."""
 
     refused: str | None = None
     evict: tuple[Hashable, ...] = field(default=())
+    flooding: bool = False
 
 
 class Admission:
@@ -69,25 +79,39 @@ class Admission:
     connection: tests, in-process) counts against the global caps only.
 
     >>> gate = Admission(connections=10, per_address=3, unwelcomed=4, unwelcomed_per_address=2)
-    >>> [gate.admit(n, "10.0.0.9") for n in ("a", "b")]
-    [Admitted(refused=None, evict=()), Admitted(refused=None, evict=())]
+    >>> [gate.admit(n, "10.0.0.9").refused for n in ("a", "b")]
+    [None, None]
     >>> gate.admit("c", "10.0.0.9")  # a third silent one: the oldest makes room
-    Admitted(refused=None, evict=('a',))
+    Admitted(refused=None, evict=('a',), flooding=False)
     >>> gate.gone("a"); gate.welcomed("b"); gate.welcomed("c")
     >>> gate.admit("d", "10.0.0.9").refused is None
     True
-    >>> gate.admit("x", "10.0.0.9")
-    Admitted(refused='too many connections from your address (3)', evict=())
+    >>> gate.admit("x", "10.0.0.9").refused
+    'too many connections from your address (3)'
     >>> gate.admit("e", "10.0.0.7")
-    Admitted(refused=None, evict=())
+    Admitted(refused=None, evict=(), flooding=False)
+
+    An address whose connection was closed for flooding waits before it may
+    connect again: 1 s, then 2 s, 4 s, ... (``cooldown``, up to ``cooldown_max``):
+
+    >>> gate.flooded("10.0.0.7", now=100.0), gate.flooded("10.0.0.7", now=101.0)
+    (1.0, 2.0)
+    >>> gate.admit("f", "10.0.0.7", now=102.5).refused
+    'a connection from your address was closed for flooding the server: try again in 1 s'
+    >>> gate.admit("f", "10.0.0.7", now=103.0).refused is None
+    True
     """
 
     def __init__(self, connections: int, per_address: int, unwelcomed: int,
-                 unwelcomed_per_address: int) -> None:
+                 unwelcomed_per_address: int, cooldown: float = 1.0,
+                 cooldown_max: float = 30.0) -> None:
         self.connections = connections
         self.per_address = per_address
         self.unwelcomed = unwelcomed
         self.unwelcomed_per_address = unwelcomed_per_address
+        self.cooldown = cooldown
+        self.cooldown_max = cooldown_max
+        self._strikes: dict[str, tuple[int, float]] = {}  # address: (strikes, refused until)
         self._address: dict[Hashable, str | None] = {}  # every connection: its address
         self._count: dict[str, int] = {}  # connections of each address
         self._waiting: dict[Hashable, None] = {}  # unwelcomed, oldest first
@@ -96,9 +120,13 @@ class Admission:
     def __len__(self) -> int:
         return len(self._address)
 
-    def admit(self, conn: Hashable, address: str | None) -> Admitted:
-        """A new connection ``conn`` from ``address``: is it let in, who makes room?
-        When it is, it counts as unwelcomed until ``welcomed`` (or ``gone``)."""
+    def admit(self, conn: Hashable, address: str | None, now: float = -math.inf) -> Admitted:
+        """A new connection ``conn`` from ``address`` at ``now``: is it let in, who makes
+        room? When it is, it counts as unwelcomed until ``welcomed`` (or ``gone``)."""
+        wait = self.cooling(address, now)
+        if wait > 0:
+            return Admitted(f"a connection from your address was closed for flooding the "
+                            f"server: try again in {math.ceil(wait)} s", flooding=True)
         if len(self._address) >= self.connections:
             return Admitted("the server has as many connections as it allows")
         if address is not None and self._count.get(address, 0) >= self.per_address:
@@ -116,6 +144,29 @@ class Admission:
         self._waiting[conn] = None
         self._waiting_count[address] = self._waiting_count.get(address, 0) + 1
         return Admitted(None, tuple(evict))
+
+    def flooded(self, address: str | None, now: float) -> float:
+        """A connection from ``address`` was closed for flooding at ``now``: new
+        connections from there are refused for ``cooldown`` seconds, twice as long
+        for each further strike, up to ``cooldown_max``; an address that has not
+        flooded for ``FORGIVE`` seconds past its last cool-down starts afresh.
+        Returns the cool-down (0 for an address of None)."""
+        if address is None or self.cooldown <= 0:
+            return 0.0
+        strikes, until = self._strikes.get(address, (0, -math.inf))
+        if now >= until + FORGIVE:
+            strikes = 0
+        wait = min(self.cooldown_max, self.cooldown * 2.0 ** strikes)
+        self._strikes[address] = (strikes + 1, now + wait)
+        if len(self._strikes) > MAX_STRUCK:  # forget the forgiven
+            self._strikes = {a: v for a, v in self._strikes.items() if now < v[1] + FORGIVE}
+        return wait
+
+    def cooling(self, address: str | None, now: float) -> float:
+        """Seconds until ``address`` may connect again after flooding (0: now)."""
+        if address is None or address not in self._strikes:
+            return 0.0
+        return max(0.0, self._strikes[address][1] - now)
 
     def welcomed(self, conn: Hashable) -> None:
         """``conn`` said hello: it no longer counts as unwelcomed."""

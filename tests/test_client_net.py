@@ -235,6 +235,34 @@ def test_reconnects_with_the_token_and_gets_the_table_back() -> None:
     run(main())
 
 
+def test_a_reconnection_refused_for_a_while_is_tried_again() -> None:
+    """The server refuses new connections from an address that flooded it for a
+    few seconds (``rate_limited`` before the welcome): a player behind the same
+    address (one NAT, one machine) whose link dropped meanwhile keeps trying."""
+
+    async def first(peer: Peer) -> None:
+        await peer.welcome()
+        peer.drop()
+
+    async def cooling_down(peer: Peer) -> None:
+        text = "a connection from your address was closed for flooding the server: try again in 1 s"
+        await peer.send(P.Error(code="rate_limited", message=text),
+                        P.Goodbye(reason="rate_limited", message=text))
+
+    async def third(peer: Peer) -> None:
+        await peer.welcome(resumed=True)
+        await peer.send(P.Goodbye(reason="server_shutdown", message="bye"))
+
+    async def main() -> None:
+        async with FakeServer(first, cooling_down, third) as fake:
+            conn = await connect("127.0.0.1", fake.port, "Ann")
+            got = [m async for m in conn.events()]
+            assert [type(m).__name__ for m in got] == ["LinkLost", "LinkRestored", "Goodbye"]
+            assert got[1].welcome.resumed
+            assert len(fake.peers) == 3
+    run(main())
+
+
 def test_an_expired_token_starts_a_fresh_session() -> None:
     async def first(peer: Peer) -> None:
         await peer.welcome()

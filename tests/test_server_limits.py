@@ -327,6 +327,45 @@ async def test_a_burst_of_clients_from_one_address_all_get_in(autojump_clock):
         nursery.cancel_scope.cancel()
 
 
+async def flood_until_closed(port: int, name: str) -> P.Goodbye | None:
+    """Connect from the attacker's address and send pings far over the rate."""
+    flood = await connect(port, name)
+    await flood.send_raw(b"".join(flood.conn.send(P.Ping(nonce=i)) for i in range(500)))
+    return await flood.wait_closed()
+
+
+async def refused_for_flooding(port: int, name: str) -> str:
+    """Connect from the attacker's address: the refusal's message (fails if let in)."""
+    again = await connect(port, name, hello=False)
+    goodbye = await again.wait_closed()
+    assert goodbye is not None and goodbye.reason == "rate_limited"
+    (error,) = again.of_type("error")
+    assert error.code == "rate_limited"
+    return error.message
+
+
+async def test_a_flooder_that_reconnects_at_once_waits_longer_each_time(autojump_clock):
+    """Closing a flooder must not just invite it back: its address may not connect
+    for 1 s, then 2 s, 4 s, ... (up to 30 s), while the players elsewhere play on
+    and new players from other addresses get in."""
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config())
+        game = await background(nursery, port)
+        for cooldown in (1, 2, 4):
+            goodbye = await flood_until_closed(port, f"Flood{cooldown}")
+            assert goodbye is not None and goodbye.reason == "rate_limited"
+            t0 = trio.current_time()
+            message = await refused_for_flooding(port, "Again")
+            assert f"try again in {cooldown} s" in message
+            assert (await connect(port, f"New{cooldown}", "127.0.0.3")).welcome is not None
+            await trio.sleep(cooldown - 0.1 - (trio.current_time() - t0))
+            await refused_for_flooding(port, "Early")  # still cooling down
+            await trio.sleep(0.2)
+            assert (await connect(port, f"Back{cooldown}")).welcome is not None
+        await game.check()
+        nursery.cancel_scope.cancel()
+
+
 # ---------------------------------------------------------------- settings, sans-IO parts
 
 
@@ -340,12 +379,13 @@ def test_the_limit_settings_are_validated_and_documented():
     config = load_config_text("max_per_address = 8\nframe_timeout = 5\n")
     assert (config.max_per_address, config.frame_timeout) == (8, 5.0)
     for bad in ("max_per_address = 0", "max_unwelcomed = 0", "tables_per_session = 0",
-                "frame_timeout = 0"):
+                "frame_timeout = 0", "flood_cooldown = -1", "flood_cooldown_max = 0.5"):
         with pytest.raises(ConfigError):
             load_config_text(bad)
     server_doc = Path(__file__).parent.parent.joinpath("docs", "SERVER.md").read_text()
     for name in ("max_per_address", "max_unwelcomed", "max_unwelcomed_per_address",
-                 "tables_per_session", "tables_per_address", "frame_timeout"):
+                 "tables_per_session", "tables_per_address", "frame_timeout",
+                 "flood_cooldown", "flood_cooldown_max"):
         assert f"| `{name}` |" in server_doc
     for module in (limits, lobby):
         assert doctest.testmod(module).failed == 0

@@ -13,7 +13,8 @@ from test_server_limits import background, connect
 
 async def test_a_player_resuming_after_a_commit_flood_plays_on(autojump_clock):
     """Item 1: a seated player floods its table with 20,000 commit frames (the frame
-    of the issue), is closed ``rate_limited``, and comes back at once with its token:
+    of the issue), is closed ``rate_limited``, and comes back with its token as soon
+    as its address may connect again (1 s: at once it is refused ``rate_limited``):
     it is not closed again for what its old connection queued, and plays to the end."""
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, make_config())
@@ -30,6 +31,9 @@ async def test_a_player_resuming_after_a_commit_flood_plays_on(autojump_clock):
             pass  # the server closed the connection before reading it all
         goodbye = await ann.wait_closed()
         assert goodbye is not None and goodbye.reason == "rate_limited"
+        refused = await connect(port, "Ann", hello=False)
+        assert (await refused.wait_closed()).reason == "rate_limited"
+        await trio.sleep(1.0)
         again = await connect(port, "Ann", hello=False)
         welcome = await again.hello(ann.token)
         assert welcome.resumed
