@@ -416,9 +416,14 @@ class TableModel:
         self.lost_at = None
 
     def _forgotten_text(self) -> str:
-        """Why the server did not take us back (the protocol only says ``bad_token``)."""
+        """Why the server did not take us back (the protocol only says ``bad_token``).
+        A spectator is not told it is back in the lobby: the client asks to watch
+        its table again at once (``Controller``)."""
         grace = self.limits.reconnect_grace if self.limits is not None else None
         away = None if self.lost_at is None else self.clock() - self.lost_at
+        if self.watching and self.table is not None:
+            return ("The server no longer knows your session (restarted, or you were away "
+                    f"too long): asking to watch table {self.table.table_id} again.")
         if grace is not None and away is not None and away > grace:
             return (f"You were away {away:.0f} s, longer than the server keeps a seat "
                     f"({grace:.0f} s): you are back in the lobby.")

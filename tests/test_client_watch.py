@@ -275,6 +275,35 @@ def test_after_a_server_restart_the_client_says_the_server_forgot() -> None:
     assert "longer than the server keeps a seat" in texts(m2)[-1]
 
 
+def test_a_spectator_the_server_forgot_watches_its_table_again() -> None:
+    """A restarted server brings its tables back, but not its spectators' sessions:
+    the client asks to watch the same table again, and says so."""
+    m = TableModel(Clock())
+    feed(m, welcome(), P.Watching(table=table(["Bob", "Cat"], table_id="t7", status="playing")))
+    c = controller(m)
+
+    async def run() -> None:
+        c.on_message(LinkLost("the server closed the connection"))
+        c.on_message(P.Error(code="bad_token", request="hello", message="unknown"))
+        c.on_message(LinkRestored(welcome(resumed=False, token="tok_new_0123456789")))
+        await asyncio.sleep(0)
+    asyncio.run(run())
+    assert P.Watch(table_id="t7") in c.conn.sent  # type: ignore[attr-defined]
+    said = " ".join(texts(m))
+    assert "asking to watch table t7 again" in said and "seat is gone" not in said
+    # a player the server forgot is not sent anywhere: its seat is gone
+    m2 = seated_game()
+    c2 = controller(m2)
+
+    async def run2() -> None:
+        c2.on_message(LinkLost("gone"))
+        c2.on_message(LinkRestored(welcome(resumed=False, token="tok_new_0123456789")))
+        await asyncio.sleep(0)
+    asyncio.run(run2())
+    sent = c2.conn.sent  # type: ignore[attr-defined]
+    assert not any(isinstance(x, P.Watch | P.Join) for x in sent)
+
+
 def test_chat_typed_while_offline_is_sent_on_reconnect() -> None:
     m = seated_game()
     c = controller(m)

@@ -118,6 +118,10 @@ class Controller:
 
     def on_message(self, msg: Message | LinkLost | LinkRestored) -> None:
         m = self.model
+        # a spectator the server forgot (a restart) watches its table again: a
+        # watcher has nothing to lose, so there is nothing to ask
+        rewatch = (m.table.table_id if isinstance(msg, LinkRestored) and not msg.welcome.resumed
+                   and m.watching and m.table is not None else None)
         m.apply(msg)
         if isinstance(msg, LinkLost):
             self.status("Connection lost — reconnecting…", "error", None)
@@ -128,6 +132,8 @@ class Controller:
                         "ok")
             if not msg.welcome.resumed:
                 self.send(P.ListTables())
+            if rewatch is not None:
+                self.send(P.Watch(table_id=rewatch))
             for text in self._chat_backlog:
                 self.send_chat(text)
             self._chat_backlog.clear()
