@@ -23,7 +23,11 @@ measures for `--duration` seconds and reports:
 with one built-in bot, and once the game is on writes the 36-byte `commit` frame of
 the issue `--flood-frames` times (200,000: 7.2 MB) in one go; when the server
 closes it (`rate_limited`) it resumes its session at once and floods again, until
-the end. Compare the bot tables' latency with and without them.
+the end; a connection the server refuses (its address is cooling down after a
+flood) is tried again at once. The flooders connect from 127.0.0.2, the bot
+tables from 127.0.0.1. `--flood-cooldown S` sets the server's `flood_cooldown`
+(default 1 s; 0: none, as before it existed). Compare the bot tables' latency
+with and without them.
 
 `--search-tables N` adds N tables where one client plays against three of the
 server's built-in bots of `--search-level` (default hard: `search`, 100 ms a
@@ -308,6 +312,9 @@ async def worker_main(args: argparse.Namespace) -> dict[str, object]:
 
 # ----------------------------------------------------------------------------- flooders
 
+#: the flooders' address (the bot tables connect from 127.0.0.1)
+FLOOD_ADDRESS = "127.0.0.2"
+
 #: issue 8, item 1: ``commit`` round 1, turn 9, card 50, as one 36-byte frame
 ISSUE_COMMIT = bytes.fromhex(
     "00000020 84a474797065a6636f6d6d6974a5726f756e6401a47475726e09a46361726432")
@@ -319,11 +326,15 @@ async def flood_seat(index: int, port: int, frames: int, stop_at: float,
     burst = ISSUE_COMMIT * frames
     token: str | None = None
     while time.perf_counter() < stop_at:
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=FLOOD_ADDRESS)
         bot = Bot(stream, f"flood{index}", (0.0, 0.0), random.Random(index))
         try:
             await bot.send(Hello(protocol=1, name=bot.name, kind="human", token=token))
-            welcome = await bot.expect(Welcome)
+            try:
+                welcome = await bot.expect(Welcome)
+            except (RuntimeError, EOFError):
+                counts["refused"] += 1  # refused before its welcome (cooling down)
+                continue
             token = welcome.token  # type: ignore[attr-defined]
             if not welcome.resumed:  # type: ignore[attr-defined]
                 await bot.send(CreateTable(options=TableOptions(seats=2, step_delay=0.0)))
@@ -348,7 +359,7 @@ async def flood_seat(index: int, port: int, frames: int, stop_at: float,
 
 async def flooder_main(args: argparse.Namespace) -> dict[str, object]:
     stop_at = time.perf_counter() + args.warmup + args.duration
-    counts = {"bursts": 0, "cut": 0, "connections": 0}
+    counts = {"bursts": 0, "cut": 0, "connections": 0, "refused": 0}
     async with trio.open_nursery() as nursery:
         for i in range(args.flooders):
             nursery.start_soon(flood_seat, i, args.port, args.flood_frames, stop_at, counts)
@@ -417,7 +428,8 @@ def parent_main(args: argparse.Namespace) -> None:
     # every bot comes from 127.0.0.1: lift the per-address shares (docs/SERVER.md)
     config_path = os.path.join(os.path.dirname(profile_path), "load.toml")
     with open(config_path, "w", encoding="utf-8") as f:
-        f.write(LOAD_CONFIG)
+        f.write(LOAD_CONFIG + f"flood_cooldown = {args.flood_cooldown}\n"
+                f"flood_cooldown_max = {max(30.0, args.flood_cooldown)}\n")
     # storage: a fresh database file (the server's default is a file too), or none
     db = ":memory:" if args.db == "off" else os.path.join(os.path.dirname(profile_path),
                                                           "load.db")
@@ -499,7 +511,8 @@ def parent_main(args: argparse.Namespace) -> None:
     if args.flooders:
         print(f"flooders           {args.flooders}: {flooded['connections']} connections, "
               f"{flooded['bursts']} bursts of {args.flood_frames} frames written whole, "
-              f"{flooded['cut']} cut short by the server")
+              f"{flooded['cut']} cut short by the server, {flooded['refused']} refused "
+              f"before their welcome (flood_cooldown {args.flood_cooldown:g} s)")
     print(f"server CPU         {cpu_used / wall:.2f} cores")
     print(f"server memory      {rss:.0f} MiB now, {hwm:.0f} MiB peak")
     if errors:
@@ -546,6 +559,8 @@ def main() -> None:
                         help="attackers flooding their own tables with commits (issue 8)")
     parser.add_argument("--flood-frames", type=int, default=200_000,
                         help="commit frames in one flood burst")
+    parser.add_argument("--flood-cooldown", type=float, default=1.0,
+                        help="the server's flood_cooldown in seconds (0: none)")
     parser.add_argument("--db", choices=("on", "off"), default="on",
                         help="on: the server writes to a fresh database file (the default); "
                         "off: --db :memory:")
