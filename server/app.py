@@ -11,6 +11,7 @@ In-process use (tests, benchmarks)::
 from __future__ import annotations
 
 import logging
+import math
 import signal
 import sys
 from typing import Any
@@ -20,9 +21,9 @@ import trio
 from nimmt import protocol as P
 
 from .addresses import join_hint
-from .connection import ClientConnection
+from .connection import ClientConnection, peer_address
 from .config import ServerConfig
-from .limits import Admission
+from .limits import Admission, flooding_text
 from .lobby import Lobby
 from .storage import MEMORY, AsyncStore
 from .thinking import ThinkPool
@@ -51,6 +52,7 @@ class Server:
                                    config.flood_cooldown, config.flood_cooldown_max)
         self._lobby: Lobby | None = None
         self._cids = 0
+        self._flood_refusals: dict[int, bytes] = {}
         self._nursery: trio.Nursery | None = None
         self._accepting: trio.CancelScope | None = None
         self._all_gone = trio.Event()
@@ -98,6 +100,15 @@ class Server:
         if self.stopping:
             await trio.aclose_forcefully(stream)
             return
+        wait = self.admission.cooling(peer_address(stream), trio.current_time())
+        if wait > 0:  # a flooder's address, cooling down: refused as cheaply as can be
+            with trio.move_on_after(1.0):
+                try:
+                    await stream.send_all(self._flood_refusal(math.ceil(wait)))
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass
+            await trio.aclose_forcefully(stream)
+            return
         self._cids += 1
         client = ClientConnection(self, stream, self._cids)
         admitted = self.admission.admit(client, client.address, trio.current_time())
@@ -131,6 +142,19 @@ class Server:
             # a bug in one connection's handling must not take the server down
             log.exception("conn=%s internal error", client.cid)
             self.forget(client)
+
+    def _flood_refusal(self, seconds: int) -> bytes:
+        """``error`` and ``goodbye`` ``rate_limited`` for a connection from an address
+        that may connect again in ``seconds`` (the same bytes every time: kept)."""
+        refusal = self._flood_refusals.get(seconds)
+        if refusal is None:
+            text = flooding_text(seconds)
+            conn = P.Connection(P.SERVER)
+            code = P.ErrorCode.RATE_LIMITED
+            refusal = (conn.send(P.Error(code=code, message=text))
+                       + conn.send(P.Goodbye(reason=code, message=text)))
+            self._flood_refusals[seconds] = refusal
+        return refusal
 
     def forget(self, client: ClientConnection) -> None:
         self.clients.discard(client)

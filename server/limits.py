@@ -16,13 +16,19 @@ import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["TokenBucket", "Admission", "Admitted", "FORGIVE"]
+__all__ = ["TokenBucket", "Admission", "Admitted", "FORGIVE", "flooding_text"]
 
 
 #: seconds after its last cool-down ends before an address's strikes are forgotten
 FORGIVE = 300.0
 #: addresses remembered for flooding before the forgiven ones are pruned
 MAX_STRUCK = 4096
+
+
+def flooding_text(seconds: int) -> str:
+    """What a connection refused while its address cools down after a flood is told."""
+    return (f"a connection from your address was closed for flooding the server: "
+            f"try again in {seconds} s")
 
 
 class TokenBucket:
@@ -125,8 +131,7 @@ class Admission:
         room? When it is, it counts as unwelcomed until ``welcomed`` (or ``gone``)."""
         wait = self.cooling(address, now)
         if wait > 0:
-            return Admitted(f"a connection from your address was closed for flooding the "
-                            f"server: try again in {math.ceil(wait)} s", flooding=True)
+            return Admitted(flooding_text(math.ceil(wait)), flooding=True)
         if len(self._address) >= self.connections:
             return Admitted("the server has as many connections as it allows")
         if address is not None and self._count.get(address, 0) >= self.per_address:
