@@ -315,14 +315,7 @@ def test_search_learns_how_carelessly_the_opponents_play(opponents: str, low: fl
         model = OpponentModel()
         assert model.careless == pytest.approx(0.993, abs=0.001)
         others = [make_strategy(opponents, seed=s) for s in range(4)]
-        game = Game(Options(players=4, rounds=2), seed=seed)
-        while not game.is_over:
-            for seat in sorted(game.pending.seats):
-                view = game.view(seat)
-                if seat == 0 and view.phase is Phase.COMMIT:
-                    model.observe(view, _pools(view))
-                strategy = HeuristicStrategy() if seat == 0 else others[seat]
-                game.apply(strategy.decide(view))
+        _watch_a_game(model, [HeuristicStrategy(), *others[1:]], seed)
         learnt.append(model.careless)
     assert low <= sum(learnt) / len(learnt) <= high
 
@@ -331,6 +324,17 @@ def _pools(view: View) -> list[tuple[int, ...] | None]:
     """Per seat, the cards it may hold as ``view``'s seat sees it."""
     pool = Unseen.of(view).pool
     return [None if s == view.seat else pool for s in range(view.players)]
+
+
+def _watch_a_game(model, players: list, seed: int) -> None:  # noqa: ANN001
+    """A 2-round game of ``players``; ``model`` learns as seat 0 at each of its commits."""
+    game = Game(Options(players=len(players), rounds=2), seed=seed)
+    while not game.is_over:
+        for seat in sorted(game.pending.seats):
+            view = game.view(seat)
+            if seat == 0 and view.phase is Phase.COMMIT:
+                model.observe(view, _pools(view))
+            game.apply(players[seat].decide(view))
 
 
 def test_search_tells_a_sensible_seat_from_random_ones_at_the_same_table() -> None:
@@ -344,13 +348,7 @@ def test_search_tells_a_sensible_seat_from_random_ones_at_the_same_table() -> No
         model = OpponentModel()
         others = [HeuristicStrategy(), HeuristicStrategy(), make_strategy("random", seed=seed),
                   make_strategy("random", seed=seed + 10)]
-        game = Game(Options(players=4, rounds=2), seed=seed)
-        while not game.is_over:
-            for seat in sorted(game.pending.seats):
-                view = game.view(seat)
-                if seat == 0 and view.phase is Phase.COMMIT:
-                    model.observe(view, _pools(view))
-                game.apply(others[seat].decide(view))
+        _watch_a_game(model, others, seed)
         sensible.append(model.careless_of(1))
         careless += [model.careless_of(2), model.careless_of(3)]
     assert sum(sensible) / len(sensible) < 0.3
