@@ -33,6 +33,12 @@ __all__ = ["Server", "start_server", "run_server"]
 log = logging.getLogger("nimmt.server")
 
 
+def _refusal(code: str, text: str) -> bytes:
+    """``error`` and ``goodbye`` of ``code``, the first two messages of a connection."""
+    conn = P.Connection(P.SERVER)
+    return conn.send(P.Error(code=code, message=text)) + conn.send(P.Goodbye(reason=code, message=text))
+
+
 class Server:
     """A nimmt server: ``serve(listeners)`` runs until ``shutdown()``."""
 
@@ -102,16 +108,11 @@ class Server:
             return
         wait = self.admission.cooling(peer_address(stream), trio.current_time())
         if wait > 0:  # a flooder's address, cooling down: refused as cheaply as can be
-            with trio.move_on_after(1.0):
-                try:
-                    await stream.send_all(self._flood_refusal(math.ceil(wait)))
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    pass
-            await trio.aclose_forcefully(stream)
+            await self._refuse(stream, self._flood_refusal(math.ceil(wait)))
             return
         self._cids += 1
         client = ClientConnection(self, stream, self._cids)
-        admitted = self.admission.admit(client, client.address, trio.current_time())
+        admitted = self.admission.admit(client, client.address)
         for old in admitted.evict:
             assert isinstance(old, ClientConnection)
             log.info("conn=%s closed to make room for conn=%s from %s", old.cid, client.cid,
@@ -119,20 +120,9 @@ class Server:
             old.close(P.ErrorCode.SERVER_FULL, "no hello yet, and the server needs room for "
                       "connections that say hello")
         if admitted.refused is not None:
-            # a flooder reconnecting in a loop would fill the log: its close was logged
-            log.log(logging.DEBUG if admitted.flooding else logging.WARNING,
-                    "conn=%s from %s refused: %s (%d connections)", self._cids,
-                    client.peer, admitted.refused, len(self.clients))
-            conn = P.Connection(P.SERVER)
-            text = admitted.refused
-            full = P.ErrorCode.RATE_LIMITED if admitted.flooding else P.ErrorCode.SERVER_FULL
-            with trio.move_on_after(1.0):
-                try:
-                    await stream.send_all(conn.send(P.Error(code=full, message=text))
-                                          + conn.send(P.Goodbye(reason=full, message=text)))
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    pass
-            await trio.aclose_forcefully(stream)
+            log.warning("conn=%s from %s refused: %s (%d connections)", self._cids,
+                        client.peer, admitted.refused, len(self.clients))
+            await self._refuse(stream, _refusal(P.ErrorCode.SERVER_FULL, admitted.refused))
             return
         self.clients.add(client)
         self._all_gone = trio.Event() if self._all_gone.is_set() else self._all_gone
@@ -144,17 +134,23 @@ class Server:
             self.forget(client)
 
     def _flood_refusal(self, seconds: int) -> bytes:
-        """``error`` and ``goodbye`` ``rate_limited`` for a connection from an address
-        that may connect again in ``seconds`` (the same bytes every time: kept)."""
+        """The refusal of a connection from an address that may connect again in
+        ``seconds`` (the same bytes every time: kept)."""
         refusal = self._flood_refusals.get(seconds)
         if refusal is None:
-            text = flooding_text(seconds)
-            conn = P.Connection(P.SERVER)
-            code = P.ErrorCode.RATE_LIMITED
-            refusal = (conn.send(P.Error(code=code, message=text))
-                       + conn.send(P.Goodbye(reason=code, message=text)))
+            refusal = _refusal(P.ErrorCode.RATE_LIMITED, flooding_text(seconds))
             self._flood_refusals[seconds] = refusal
         return refusal
+
+    @staticmethod
+    async def _refuse(stream: trio.abc.Stream, refusal: bytes) -> None:
+        """Send ``refusal`` (for a moment at most) and close ``stream``."""
+        with trio.move_on_after(1.0):
+            try:
+                await stream.send_all(refusal)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+        await trio.aclose_forcefully(stream)
 
     def forget(self, client: ClientConnection) -> None:
         self.clients.discard(client)

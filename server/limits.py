@@ -64,13 +64,10 @@ class TokenBucket:
 @dataclass(frozen=True, slots=True)
 class Admitted:
     """What ``Admission.admit`` decided: ``refused`` (why, or None: let it in) and
-    the connections to close first to make room for it (``evict``, oldest first).
-    ``flooding``: refused because its address was closed for flooding a moment ago
-    (``rate_limited``, not ``server_full``)."""
+    the connections to close first to make room for it (``evict``, oldest first)."""
 
     refused: str | None = None
     evict: tuple[Hashable, ...] = field(default=())
-    flooding: bool = False
 
 
 class Admission:
@@ -88,24 +85,22 @@ class Admission:
     >>> [gate.admit(n, "10.0.0.9").refused for n in ("a", "b")]
     [None, None]
     >>> gate.admit("c", "10.0.0.9")  # a third silent one: the oldest makes room
-    Admitted(refused=None, evict=('a',), flooding=False)
+    Admitted(refused=None, evict=('a',))
     >>> gate.gone("a"); gate.welcomed("b"); gate.welcomed("c")
     >>> gate.admit("d", "10.0.0.9").refused is None
     True
     >>> gate.admit("x", "10.0.0.9").refused
     'too many connections from your address (3)'
     >>> gate.admit("e", "10.0.0.7")
-    Admitted(refused=None, evict=(), flooding=False)
+    Admitted(refused=None, evict=())
 
     An address whose connection was closed for flooding waits before it may
     connect again: 1 s, then 2 s, 4 s, ... (``cooldown``, up to ``cooldown_max``):
 
     >>> gate.flooded("10.0.0.7", now=100.0), gate.flooded("10.0.0.7", now=101.0)
     (1.0, 2.0)
-    >>> gate.admit("f", "10.0.0.7", now=102.5).refused
-    'a connection from your address was closed for flooding the server: try again in 1 s'
-    >>> gate.admit("f", "10.0.0.7", now=103.0).refused is None
-    True
+    >>> gate.cooling("10.0.0.7", now=102.5), gate.cooling("10.0.0.7", now=103.0)
+    (0.5, 0.0)
     """
 
     def __init__(self, connections: int, per_address: int, unwelcomed: int,
@@ -126,12 +121,10 @@ class Admission:
     def __len__(self) -> int:
         return len(self._address)
 
-    def admit(self, conn: Hashable, address: str | None, now: float = -math.inf) -> Admitted:
-        """A new connection ``conn`` from ``address`` at ``now``: is it let in, who makes
-        room? When it is, it counts as unwelcomed until ``welcomed`` (or ``gone``)."""
-        wait = self.cooling(address, now)
-        if wait > 0:
-            return Admitted(flooding_text(math.ceil(wait)), flooding=True)
+    def admit(self, conn: Hashable, address: str | None) -> Admitted:
+        """A new connection ``conn`` from ``address``: is it let in, who makes room?
+        When it is, it counts as unwelcomed until ``welcomed`` (or ``gone``). (An
+        address cooling down after a flood is refused before: ``cooling``.)"""
         if len(self._address) >= self.connections:
             return Admitted("the server has as many connections as it allows")
         if address is not None and self._count.get(address, 0) >= self.per_address:
