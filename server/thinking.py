@@ -116,6 +116,8 @@ class ThinkPool:
         self._processes: set[subprocess.Popen[bytes]] = set()
         self._thinking: set[int] = set()  # pids of the workers deciding now
         self._started = False
+        self._ready: set[int] = set()  # the worker numbers that have said ready once
+        self._all_ready = trio.Event()
         self._waiting = 0  # decisions asked for and not answered yet
         self._nursery: trio.Nursery | None = None
 
@@ -166,10 +168,7 @@ class ThinkPool:
         if state is not None and len(state) > MAX_STATE_BYTES:
             raise ValueError(f"a strategy state of {len(state)} bytes: at most "
                              f"{MAX_STATE_BYTES} are sent to a worker")
-        if not self._started:
-            self._started = True
-            for n in range(self.workers):
-                self._nursery.start_soon(self._worker, n, name=f"think worker {n}")
+        self._start_workers()
         job = _Job(spec, seed, view, state, trio.current_time() + timeout)
         self._send.send_nowait(job)
         self._waiting += 1
@@ -189,7 +188,22 @@ class ThinkPool:
         assert job.result is not None
         return job.result
 
+    async def warm_up(self) -> None:
+        """Start the workers now (otherwise the first decision starts them) and
+        return once every one has said it is ready."""
+        if self._nursery is None:
+            raise PoolStopped("the pool is not running")
+        self._start_workers()
+        await self._all_ready.wait()
+
     # ------------------------------------------------------------------ workers
+    def _start_workers(self) -> None:
+        assert self._nursery is not None
+        if not self._started:
+            self._started = True
+            for n in range(self.workers):
+                self._nursery.start_soon(self._worker, n, name=f"think worker {n}")
+
     def _spawn(self) -> tuple[subprocess.Popen[bytes], Connection]:
         mine, theirs = socket.socketpair()
         try:
@@ -243,6 +257,9 @@ class ThinkPool:
                         self._kill(process, conn)
                     process = conn = None
                     process, conn = await self._start(n)
+                    self._ready.add(n)
+                    if len(self._ready) == self.workers:
+                        self._all_ready.set()
                 job = await self._next_job(conn)
                 if job is None:  # it died (or spoke) while idle: replace it now
                     log.warning("think worker %d (pid %s) ended while idle; replacing it",

@@ -263,6 +263,7 @@ async def test_a_bots_state_is_one_whichever_worker_decides() -> None:
     pool = ThinkPool(2)
     async with trio.open_nursery() as nursery:
         await nursery.start(pool.run)
+        await pool.warm_up()  # else one worker may decide them all while the other starts
         thoughts = await _one_bot_over_a_round(pool)
         assert len(thoughts) >= 10
         assert len({t.worker for t in thoughts}) == 2  # both workers decided for it
