@@ -5,8 +5,14 @@
 
 Deals are shared: each deal is played once in every rotation of the seats, so
 every strategy plays every hand from every seat, which cuts the variance of
-comparisons. Everything random is derived from ``--seed`` and the deal's
-number, so the figures (not the times) are the same whatever ``--jobs``.
+comparisons. With ``--seatings all`` each deal is played in every distinct
+arrangement of the seats instead, and a seat's random numbers depend on the
+deal and the seat only: when two strategies swap seats, everyone else at the
+table draws the same numbers as before ("duplicate" play, as in duplicate
+bridge), so two strategies are compared on the very same hands against the
+very same opponents, which cuts the variance of their difference much further.
+Everything random is derived from ``--seed`` and the deal's number, so the
+figures (not the times) are the same whatever ``--jobs``.
 
 Reported per strategy: mean bullheads per round with a 95% confidence
 interval (deals are the independent units: the interval is over per-deal
@@ -18,6 +24,7 @@ the first seat's strategy, paired by deal, with its 95% interval.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -34,21 +41,45 @@ from .strategies import StrategyError, make_strategy, parse_strategy
 __all__ = ["ArenaConfig", "PlayedGame", "Report", "StrategyReport", "run_arena", "main"]
 
 Z95 = 1.959964
+#: ``--seatings all`` refuses tables with more distinct arrangements than this
+MAX_ARRANGEMENTS = 720
+SEATINGS = ("rotations", "all")
 
 
 @dataclass(frozen=True, slots=True)
 class ArenaConfig:
-    """What to play: ``deals`` deals, each in every rotation of ``seats``."""
+    """What to play: ``deals`` deals, each in every rotation of ``seats``
+    (``seatings="rotations"``) or in every distinct arrangement of them (``"all"``)."""
 
     seats: tuple[str, ...]  # strategy spec per seat, as given
     deals: int
     options: Options
     seed: int = 1
+    seatings: str = "rotations"
+
+    def __post_init__(self) -> None:
+        if self.seatings not in SEATINGS:
+            raise ValueError(f"seatings {self.seatings!r}: choose one of {', '.join(SEATINGS)}")
+
+    def arrangements(self) -> list[tuple[str, ...]]:
+        """The seatings each deal is played in: the strategy at each seat."""
+        n = len(self.seats)
+        if self.seatings == "rotations":
+            return [tuple(self.seats[(seat + r) % n] for seat in range(n)) for r in range(n)]
+        return sorted(set(itertools.permutations(self.seats)))
 
     def units(self) -> list[tuple[int, int]]:
-        """(deal, rotation) pairs, in the order results are combined."""
-        n = len(self.seats)
-        return [(deal, rotation) for deal in range(self.deals) for rotation in range(n)]
+        """(deal, seating) pairs, in the order results are combined."""
+        count = len(self.arrangements())
+        return [(deal, seating) for deal in range(self.deals) for seating in range(count)]
+
+    def strategy_seed(self, deal: int, seating: int, seat: int) -> int:
+        """The seed of the strategy at ``seat``: with every arrangement played, the
+        same whoever sits there, so that the others draw the same numbers when two
+        strategies swap seats."""
+        key = (f"nimmt-arena:{self.seed}:{deal}:seat:{seat}" if self.seatings == "all"
+               else f"nimmt-arena:{self.seed}:{deal}:{seating}:{seat}")
+        return random.Random(key).getrandbits(32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +87,7 @@ class PlayedGame:
     """One played game: seat ``i`` was played by ``specs[i]``."""
 
     deal: int
-    rotation: int
+    seating: int  # the index in ``ArenaConfig.arrangements()``
     specs: tuple[str, ...]
     rounds: tuple[tuple[int, ...], ...]  # bullheads per seat, each round
     winners: tuple[int, ...]
@@ -65,16 +96,13 @@ class PlayedGame:
     worst: tuple[float, ...]  # per seat, the slowest decision in seconds
 
 
-def play_game(config: ArenaConfig, deal: int, rotation: int) -> PlayedGame:
-    """Play deal ``deal`` with the seats rotated ``rotation`` places."""
-    n = len(config.seats)
-    specs = tuple(config.seats[(seat + rotation) % n] for seat in range(n))
+def play_game(config: ArenaConfig, deal: int, seating: int) -> PlayedGame:
+    """Play deal ``deal`` in the seating ``config.arrangements()[seating]``."""
+    specs = config.arrangements()[seating]
+    n = len(specs)
     deck_rng = random.Random(f"nimmt-arena:{config.seed}:deal:{deal}")
-    strategies = [
-        make_strategy(spec, seed=random.Random(f"nimmt-arena:{config.seed}:{deal}:{rotation}:{seat}")
-                      .getrandbits(32))
-        for seat, spec in enumerate(specs)
-    ]
+    strategies = [make_strategy(spec, seed=config.strategy_seed(deal, seating, seat))
+                  for seat, spec in enumerate(specs)]
     game = Game(config.options, rng=deck_rng)
     rounds: list[tuple[int, ...]] = []
     winners: tuple[int, ...] = ()
@@ -99,7 +127,7 @@ def play_game(config: ArenaConfig, deal: int, rotation: int) -> PlayedGame:
                     rounds.append(tuple(event.penalties))
                 elif isinstance(event, GameOver):
                     winners = tuple(event.result.winners)
-    return PlayedGame(deal, rotation, specs, tuple(rounds), winners, tuple(decisions),
+    return PlayedGame(deal, seating, specs, tuple(rounds), winners, tuple(decisions),
                       tuple(think), tuple(worst))
 
 
@@ -129,6 +157,7 @@ class Report:
     jobs: int
     seconds: float
     strategies: list[StrategyReport] = field(default_factory=list)
+    seatings: str = "rotations"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -137,8 +166,8 @@ class Report:
         o = self.options
         variants = [name for name in ("tactic_deck", "draft", "professional") if o[name]] or ["base"]
         lines = [
-            f"{self.players} players, {self.games} games ({self.deals} deals x {self.players} "
-            f"seatings), {self.rounds} rounds a seat, rules: {', '.join(variants)}, "
+            f"{self.players} players, {self.games} games ({self.deals} deals x "
+            f"{self.games // max(self.deals, 1)} seatings{', duplicate' if self.seatings == 'all' else ''}), {self.rounds} rounds a seat, rules: {', '.join(variants)}, "
             f"seed {self.seed}, {self.jobs} processes, {self.seconds:.1f} s",
             f"{'strategy':<24}{'seats':>6}{'bullheads/round':>20}{'win share':>11}"
             f"{'ms/decision':>13}{'worst ms':>10}   vs first (95% CI)",
@@ -154,8 +183,8 @@ class Report:
 
 
 def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, seconds: float) -> Report:
-    """Combine game results (in any order: they are sorted by deal and rotation first)."""
-    results = sorted(results, key=lambda r: (r.deal, r.rotation))
+    """Combine game results (in any order: they are sorted by deal and seating first)."""
+    results = sorted(results, key=lambda r: (r.deal, r.seating))
     n = len(config.seats)
     order = list(dict.fromkeys(config.seats))
     per_deal: dict[str, dict[int, list[float]]] = {s: {} for s in order}
@@ -179,7 +208,7 @@ def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, sec
         options={"tactic_deck": config.options.tactic_deck, "draft": config.options.draft,
                  "professional": config.options.professional,
                  "point_limit": config.options.point_limit, "rounds": config.options.rounds},
-        jobs=jobs, seconds=seconds,
+        jobs=jobs, seconds=seconds, seatings=config.seatings,
     )
     first = order[0]
     for spec in order:
@@ -210,13 +239,13 @@ def _mean_ci(values: list[float]) -> tuple[float, float]:
 
 
 def _play_unit(job: tuple[ArenaConfig, int, int]) -> PlayedGame:
-    config, deal, rotation = job
-    return play_game(config, deal, rotation)
+    config, deal, seating = job
+    return play_game(config, deal, seating)
 
 
 def play_all(config: ArenaConfig, jobs: int = 1) -> Iterator[PlayedGame]:
     """Every game of ``config``, in ``jobs`` processes (1: in this one), as they finish."""
-    units = [(config, deal, rotation) for deal, rotation in config.units()]
+    units = [(config, deal, seating) for deal, seating in config.units()]
     if jobs <= 1:
         yield from map(_play_unit, units)
         return
@@ -246,17 +275,22 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="nimmt-arena",
         description="Play strategies against each other and measure them. Each deal is played "
-        "in every rotation of the seats. Strategies: random, heuristic, mcs, search; parameters "
-        "after a colon, as in search:ms=20 or mcs:samples=300.",
+        "in every rotation of the seats (or every arrangement: --seatings all). Strategies: "
+        "random, heuristic, mcs, search; parameters after a colon, as in search:ms=20 or "
+        "mcs:samples=300.",
     )
     p.add_argument("--players", type=int, default=4, help="seats at the table, 2-10 (default 4)")
     p.add_argument("--seats", default=None, metavar="S1,S2,...",
                    help="one strategy per seat (default: search, then random at every other seat)")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--rounds", type=int, metavar="N",
-                      help="play N single rounds per seat, rounded up to whole rotations (default 400)")
+                      help="play N single rounds per seat, rounded up to whole deals (default 400)")
     what.add_argument("--games", type=int, metavar="N",
-                      help="play N whole games to the point limit, rounded up to whole rotations")
+                      help="play N whole games to the point limit, rounded up to whole deals")
+    p.add_argument("--seatings", choices=SEATINGS, default="rotations",
+                   help="play each deal in every rotation of the seats (default), or in every "
+                        "distinct arrangement with each seat's random numbers kept when two "
+                        "strategies swap seats: a much tighter comparison of two strategies")
     p.add_argument("--point-limit", type=int, default=66, metavar="N",
                    help="with --games: a game ends after the round a total reaches N (default 66)")
     p.add_argument("--tactic-deck", action="store_true", help="Tactic deck: cards 1 to 10 x players + 4")
@@ -297,8 +331,14 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
                               point_limit=None, rounds=1)
     except InvalidOptions as e:
         raise ValueError(str(e)) from None
-    deals = -(-count // players)
-    return ArenaConfig(seats, deals, options, args.seed)
+    config = ArenaConfig(seats, 1, options, args.seed, args.seatings)
+    arrangements = len(config.arrangements())
+    if arrangements > MAX_ARRANGEMENTS:
+        raise ValueError(f"--seatings all: these seats have {arrangements} distinct arrangements, "
+                         f"more than {MAX_ARRANGEMENTS}; use fewer distinct strategies or "
+                         f"--seatings rotations")
+    deals = -(-count // arrangements)
+    return ArenaConfig(seats, deals, options, args.seed, args.seatings)
 
 
 def _split_seats(text: str) -> list[str]:

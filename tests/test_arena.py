@@ -15,8 +15,8 @@ ONE_ROUND = Options(players=4, point_limit=None, rounds=1)
 
 def outcomes(config: ArenaConfig, jobs: int) -> list[tuple]:
     """Everything about the games but the times, in a fixed order."""
-    games = sorted(play_all(config, jobs), key=lambda g: (g.deal, g.rotation))
-    return [(g.deal, g.rotation, g.specs, g.rounds, g.winners, g.decisions) for g in games]
+    games = sorted(play_all(config, jobs), key=lambda g: (g.deal, g.seating))
+    return [(g.deal, g.seating, g.specs, g.rounds, g.winners, g.decisions) for g in games]
 
 
 def test_same_results_whatever_the_number_of_processes() -> None:
@@ -37,6 +37,33 @@ def test_seats_rotate_over_shared_deals() -> None:
     # another seed deals other cards
     other = ArenaConfig(config.seats, 3, config.options, seed=3)
     assert [g[3] for g in outcomes(other, 1)] != [g[3] for g in games]
+
+
+def test_every_arrangement_of_the_seats_when_asked() -> None:
+    config = ArenaConfig(("search:ms=5", "mcs:ms=5", "random", "random"), deals=1,
+                         options=ONE_ROUND, seatings="all")
+    arrangements = config.arrangements()
+    assert len(arrangements) == 12 == len(set(arrangements))  # 4! / 2! for the two randoms
+    for seat in range(4):
+        column = [a[seat] for a in arrangements]
+        assert column.count("search:ms=5") == column.count("mcs:ms=5") == 3
+        assert column.count("random") == 6
+    with pytest.raises(ValueError, match="seatings 'every'"):
+        ArenaConfig(config.seats, 1, ONE_ROUND, seatings="every")
+
+
+def test_duplicate_seatings_compare_two_equal_players_exactly() -> None:
+    """Two specs of one player (the time limit never binds): played in every
+    arrangement with each seat's numbers kept, they take exactly the same
+    bullheads on every deal; in mere rotations the others' dice differ."""
+    seats = ("search:samples=6,ms=60000", "search:samples=6,ms=50000", "random", "random")
+    duplicate = run_arena(ArenaConfig(seats, 6, ONE_ROUND, seed=3, seatings="all"))
+    twin = duplicate.strategies[1]
+    assert twin.difference == 0.0 and twin.difference_ci95 == 0.0
+    assert duplicate.games == 72 and duplicate.seatings == "all"
+    assert "6 deals x 12 seatings, duplicate" in duplicate.to_text()
+    rotated = run_arena(ArenaConfig(seats, 6, ONE_ROUND, seed=3))
+    assert rotated.strategies[1].difference_ci95 > 0
 
 
 def test_strategies_rank_as_expected() -> None:
@@ -87,6 +114,8 @@ def test_command_line_whole_games_and_text(capsys: pytest.CaptureFixture[str]) -
         (["--players", "11", "--seats", ",".join(["random"] * 11)], "players must be 2 to 10"),
         (["--rounds", "0"], "--rounds must be at least 1"),
         (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--players", "7", "--seats", "random,heuristic,mcs,search,mcs:ms=5,search:ms=5,random",
+          "--seatings", "all"], "2520 distinct arrangements"),
     ],
 )
 def test_command_line_errors_say_what_to_do(argv: list[str], words: str,
