@@ -57,187 +57,29 @@ deadline running). A screen calls :meth:`answered` when it sends an answer and
 :meth:`said` when it sends chat, so that the autopilot's choices and a namesake's
 chat are told apart from yours.
 """
-
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from nimmt import protocol as P
-from nimmt.protocol import Message, TableInfo, TableOptions
+from nimmt.protocol import Message, TableInfo
 
-from .cards import MAX_ROW, row_bullheads
-from .decisions import COMMIT, DRAFT, ROW, TIE, Decision, Pending
+from .cards import row_bullheads
+from .decisions import COMMIT, DRAFT, ROW, TIE, Decision
 from .link import LinkLost, LinkRestored
-from .words import (
-    Words,
-    cards_text,
-    code_words,
-    deadline_warning_text,
-    error_hint,
-    place_text,
-    rows_text,
-)
+from .model_game import GameMessages
+from .model_state import IN_GAME, PHASES, table_label
+from .records import GameResult, LogLine, Notice, RoundResult, SeatView, Step
+from .words import code_words, error_hint
 
 __all__ = ["TableModel", "SeatView", "LogLine", "RoundResult", "GameResult", "PHASES", "Step",
            "Notice"]
 
-PHASES: Final = ("lobby", "waiting", "draft", "deal", "commit", "resolve", "scored", "over")
-IN_GAME: Final = frozenset({"draft", "deal", "commit", "resolve", "scored"})
-MAX_LOG: Final = 500
-DEFAULT_LIMIT: Final = 66
 
-
-@dataclass(frozen=True, slots=True)
-class LogLine:
-    """One line of the event log. ``kind``: ``info``, ``event``, ``take`` (a row
-    taken), ``round`` (round/game boundaries), ``chat``, ``error``, ``link``, ``warn``
-    (a deadline is near)."""
-
-    text: str
-    kind: str = "event"
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """The resolution step the board shows now: ``card`` of ``seat`` placed in ``row``
-    (``None`` until it lands); ``taken``/``bullheads``: the cards that step took from
-    that row (``()`` when it took none). A screen shows the taken cards with the new
-    card beside them until the next step, so a take can be watched."""
-
-    seat: int
-    row: int
-    card: int | None = None
-    end: str = "right"
-    taken: tuple[int, ...] = ()
-    bullheads: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """A one-time notice for the screen's status line (``kind``: ``info``/``error``)."""
-
-    text: str
-    kind: str = "info"
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    round: int
-    penalties: tuple[int, ...]
-    totals: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    totals: tuple[int, ...]
-    places: tuple[int, ...]
-    winners: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """One seat as a screen shows it."""
-
-    index: int
-    name: str | None  # None: empty seat
-    kind: str | None  # "human" or "bot"
-    connected: bool
-    total: int
-    penalties: int
-    strategy: str | None
-    me: bool
-    host: bool
-    committed: bool
-    deciding: bool  # the table waits for this seat's row/tie/draft decision
-
-    @property
-    def empty(self) -> bool:
-        return self.name is None
-
-
-class TableModel:
+class TableModel(GameMessages):
     """The client's picture of the server: lobby, table and game. See the module doc."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self.my_name: str | None = None
-        self.token: str | None = None
-        self.server: str | None = None
-        self.limits: P.Limits | None = None
-        self.online = True
-        self.resyncing = False
-        self.tables: list[TableInfo] = []
-        self.log: list[LogLine] = []
-        self.last_error: P.Error | None = None
-        self.goodbye: P.Goodbye | None = None
-        self.notices: list[Notice] = []
-        self.lost_at: float | None = None
-        self._answered: set[tuple[str, int, int, int]] = set()
-        self._said: list[str] = []
-        self.version = 0
-        self._leave_table()
-
-    # ------------------------------------------------------------------ state
-    def _leave_table(self) -> None:
-        self.table: TableInfo | None = None
-        self.seat: int | None = None
-        self.watching = False
-        self.phase = "lobby"
-        self.result: GameResult | None = None
-        self.last_round: RoundResult | None = None
-        self.totals: list[int] = []
-        self.penalties: list[int] = []
-        self._reset_game()
-
-    def _reset_game(self) -> None:
-        self.round = 0
-        self.turn = 0
-        self._reset_round()
-
-    def _reset_round(self) -> None:
-        self.hand: list[int] = []
-        self.rows: list[list[int]] = []
-        self.draft_pool: list[int] = []
-        self.draft_picks: list[tuple[int, int]] = []
-        self.draft_first: int | None = None
-        self._reset_turn()
-
-    def _reset_turn(self) -> None:
-        self.my_commit: int | None = None
-        self.committed: set[int] = set()
-        self.revealed: list[tuple[int, int]] = []
-        self.unresolved: list[tuple[int, int]] = []
-        self.turn_deadline: float | None = None
-        self.pending: Pending | None = None
-        self.warning: P.DeadlineWarning | None = None
-        self.step: Step | None = None
-        self.lost_deadline = False  # the link dropped while the clock ran: time unknown
-
-    def _set_table(self, table: TableInfo) -> None:
-        self.table = table
-        self.totals = [s.total if s else 0 for s in table.seats]
-        self.penalties = [s.penalties if s else 0 for s in table.seats]
-
-    def _say(self, text: str, kind: str = "event") -> None:
-        self.log.append(LogLine(text, kind))
-        if len(self.log) > MAX_LOG:
-            del self.log[: len(self.log) - MAX_LOG]
-
-    def _deadline(self, remaining: float | None) -> float | None:
-        return None if remaining is None else self.clock() + remaining
-
-    @property
-    def words(self) -> Words:
-        return Words(self.name_of, self.seat)
-
     # ------------------------------------------------------------------ derived
-    @property
-    def options(self) -> TableOptions | None:
-        return self.table.options if self.table is not None else None
-
     @property
     def in_game(self) -> bool:
         return self.phase in IN_GAME
@@ -245,14 +87,6 @@ class TableModel:
     @property
     def is_host(self) -> bool:
         return self.table is not None and self.seat is not None and self.table.host == self.seat
-
-    def name_of(self, seat: int) -> str:
-        """The name at ``seat`` ("seat N" for an empty or unknown seat, N from 1)."""
-        if self.table is not None and 0 <= seat < len(self.table.seats):
-            info = self.table.seats[seat]
-            if info is not None:
-                return info.name
-        return f"seat {seat + 1}"
 
     @property
     def seats(self) -> list[SeatView]:
@@ -271,20 +105,6 @@ class TableModel:
                 deciding=pending is not None and pending.seat == i,
             ))
         return out
-
-    @property
-    def point_limit(self) -> int:
-        opts = self.options
-        return opts.point_limit if opts is not None and opts.point_limit else DEFAULT_LIMIT
-
-    def display_total(self, seat: int) -> int:
-        """The score to show for ``seat``: its total, or with ``options.countdown``
-        the points it has left (point limit, 66 by default, minus its total)."""
-        total = self.totals[seat] if seat < len(self.totals) else 0
-        opts = self.options
-        if opts is not None and opts.countdown:
-            return self.point_limit - total
-        return total
 
     @property
     def decision(self) -> Decision | None:
@@ -369,20 +189,6 @@ class TableModel:
                 state = "placed"
             out.append((seat, card, state))
         return out
-
-    def answered(self, d: Decision) -> None:
-        """The screen sent an answer to ``d``: a later autopilot notice is not for it."""
-        self._answered.add((d.kind, d.round, d.turn, d.pick))
-
-    def _autopilot(self, kind: str, what: str) -> None:
-        p = self.pending
-        if p is None or not p.mine or not p.requested or p.kind != kind:
-            return
-        if (p.kind, p.round, p.turn, p.pick) in self._answered:
-            return
-        text = f"Time ran out: the autopilot {what} for you."
-        self._say(text, "warn")
-        self.notices.append(Notice(text, "error"))
 
     def row_cost(self, row: int) -> int:
         """Bullheads of wire row ``row`` (0 if it is not there)."""
@@ -516,7 +322,7 @@ class TableModel:
         self.seat, self.watching = m.seat, False
         if m.table.status != "playing":
             self.resyncing = False  # no game: no snapshot follows
-        self._say(f"You sit at table {_table_label(m.table)}, seat {m.seat + 1}.", "info")
+        self._say(f"You sit at table {table_label(m.table)}, seat {m.seat + 1}.", "info")
         here = self.name_of(m.seat)
         if self.my_name is not None and here != self.my_name and not was_here:
             text = (f"Someone at this table is already called {self.my_name}: "
@@ -531,257 +337,13 @@ class TableModel:
         if m.table.status != "playing":
             self.resyncing = False
         self.phase = {"playing": "deal", "over": "over"}.get(m.table.status, "waiting")
-        self._say(f"You watch table {_table_label(m.table)}.", "info")
+        self._say(f"You watch table {table_label(m.table)}.", "info")
 
     def _on_left(self, m: P.Left) -> None:
         why = {"left": "You left", "kicked": "You were removed from",
                "table_closed": "The server closed"}.get(m.reason, "You left")
         self._leave_table()
         self._say(f"{why} table {m.table_id}.", "info")
-
-    # -- game ------------------------------------------------------------------
-    def _on_round_started(self, m: P.RoundStarted) -> None:
-        if m.round == 1 or self.phase in ("waiting", "over"):
-            self.result = None
-            self.last_round = None
-            self.totals = [0] * len(self.totals)
-        self.phase = "draft" if self.options and self.options.draft else "deal"
-        self.round, self.turn = m.round, 0
-        self.penalties = [0] * len(self.penalties)
-        self._reset_round()
-        self._say(f"Round {m.round} begins.", "round")
-
-    def _on_draft_opened(self, m: P.DraftOpened) -> None:
-        self.phase = "draft"
-        self.draft_pool = sorted(m.pool)
-        self.draft_picks = []
-        self.draft_first = m.first_picker
-        self.hand = []
-        self._say(f"Draft: {len(m.pool)} cards lie open; "
-                  f"{self.words.subject(m.first_picker, mid=True)} "
-                  f"{self.words.verb(m.first_picker, 'picks', 'pick')} first.", "info")
-
-    def _on_draft_pick_needed(self, m: P.DraftPickNeeded) -> None:
-        mine = m.seat == self.seat
-        keep = self.pending is not None and self.pending.requested and mine
-        self.pending = Pending(DRAFT, m.seat, mine, m.round, pick=m.pick,
-                               deadline=self._deadline(m.remaining), requested=keep)
-
-    def _on_draft_pick_request(self, m: P.DraftPickRequest) -> None:
-        self.draft_pool = sorted(m.pool)
-        self.pending = Pending(DRAFT, self.seat if self.seat is not None else 0, True, m.round,
-                               pick=m.pick, deadline=self._deadline(m.remaining),
-                               requested=True)
-
-    def _on_draft_picked(self, m: P.DraftPicked) -> None:
-        if m.seat == self.seat:
-            self._autopilot(DRAFT, f"picked {m.card}")
-        if m.card in self.draft_pool:
-            self.draft_pool.remove(m.card)
-        self.draft_picks.append((m.seat, m.card))
-        if m.seat == self.seat and m.card not in self.hand:
-            self.hand = sorted([*self.hand, m.card])
-        if self.pending is not None and self.pending.kind == DRAFT and self.pending.seat == m.seat:
-            self.pending = None
-        w = self.words
-        self._say(f"{w.subject(m.seat)} {w.verb(m.seat, 'picks', 'pick')} {m.card}.")
-
-    def _on_hand_dealt(self, m: P.HandDealt) -> None:
-        self.hand = sorted(m.cards)
-        self._say(f"Your hand: {cards_text(self.hand)}.", "info")
-
-    def _on_rows_dealt(self, m: P.RowsDealt) -> None:
-        self.rows = [list(r) for r in m.rows]
-        self.pending = None
-        if self.phase == "draft":
-            self.phase = "deal"
-        self._say(f"The rows: {rows_text(self.rows)}.", "info")
-
-    def _on_turn_started(self, m: P.TurnStarted) -> None:
-        self._reset_turn()
-        self.phase = "commit"
-        self.round, self.turn = m.round, m.turn
-        self.turn_deadline = self._deadline(m.remaining)
-
-    def _on_commit_accepted(self, m: P.CommitAccepted) -> None:
-        if (m.round, m.turn) == (self.round, self.turn):
-            self.my_commit = m.card
-            if self.seat is not None:
-                self.committed.add(self.seat)
-            if m.re is None and (COMMIT, m.round, m.turn, 0) not in self._answered:
-                # not the answer to a commit of ours: the server's autopilot chose
-                text = f"Time ran out: the autopilot played {m.card} for you."
-                self._say(text, "warn")
-                self.notices.append(Notice(text, "error"))
-
-    def _on_deadline_warning(self, m: P.DeadlineWarning) -> None:
-        self.warning = m
-        if not self.hurry:
-            return  # it crossed your answer (or is for a decision that is over): moot
-        deadline = self._deadline(m.remaining)  # the freshest count of the time left
-        if m.kind == COMMIT:
-            self.turn_deadline = deadline
-        elif self.pending is not None:
-            self.pending.deadline = deadline
-        self._say(deadline_warning_text(m.kind, m.remaining), "warn")
-
-    def _on_seat_committed(self, m: P.SeatCommitted) -> None:
-        self.committed.add(m.seat)
-
-    def _on_revealed(self, m: P.Revealed) -> None:
-        self.phase = "resolve"
-        self.step = None
-        self.revealed = [(s, c) for s, c in m.plays]
-        self.unresolved = list(self.revealed)
-        self.committed = {s for s, _ in self.revealed}
-        self.turn_deadline = None
-        self.my_commit = None
-        for s, c in self.revealed:
-            if s == self.seat and c in self.hand:
-                self.hand.remove(c)
-        plays = ", ".join(f"{self.name_of(s)} {c}" for s, c in self.revealed)
-        self._say(f"Turn {self.turn}: {plays}.")
-
-    def _on_row_choice_needed(self, m: P.RowChoiceNeeded) -> None:
-        mine = m.seat == self.seat
-        if not (mine and self.pending is not None and self.pending.requested):
-            self.pending = Pending(ROW, m.seat, mine, self.round, turn=self.turn, card=m.card,
-                                   rows=tuple(range(len(self.rows))),
-                                   deadline=self._deadline(m.remaining))
-        w = self.words
-        who = w.subject(m.seat)
-        tail = ("choose the row to take (keys 1–4)" if mine
-                else f"{who} {w.verb(m.seat, 'chooses', 'choose')} a row to take")
-        self._say(f"{w.possessive(m.seat)} {m.card} is lower than every row: {tail}.")
-
-    def _on_row_choice_request(self, m: P.RowChoiceRequest) -> None:
-        self.pending = Pending(ROW, self.seat if self.seat is not None else 0, True, m.round,
-                               turn=m.turn, card=m.card, rows=tuple(m.rows),
-                               deadline=self._deadline(m.remaining), requested=True)
-
-    def _on_tie_choice_needed(self, m: P.TieChoiceNeeded) -> None:
-        mine = m.seat == self.seat
-        if not (mine and self.pending is not None and self.pending.requested):
-            self.pending = Pending(TIE, m.seat, mine, self.round, turn=self.turn, card=m.card,
-                                   places=tuple(m.places), deadline=self._deadline(m.remaining))
-        w = self.words
-        options = " or ".join(place_text(p, self.rows) for p in m.places)
-        chooser = ("you choose (←/→, Enter)" if mine
-                   else f"{w.subject(m.seat)} {w.verb(m.seat, 'chooses', 'choose')}")
-        self._say(f"{w.possessive(m.seat)} {m.card} may go {options}: {chooser}.")
-
-    def _on_tie_choice_request(self, m: P.TieChoiceRequest) -> None:
-        self.pending = Pending(TIE, self.seat if self.seat is not None else 0, True, m.round,
-                               turn=m.turn, card=m.card, places=tuple(m.places),
-                               deadline=self._deadline(m.remaining), requested=True)
-
-    def _on_row_taken(self, m: P.RowTaken) -> None:
-        while len(self.rows) <= m.row:
-            self.rows.append([])
-        self.rows[m.row] = []
-        self.step = Step(m.seat, m.row, taken=tuple(m.cards), bullheads=m.bullheads)
-        if m.seat == self.seat:
-            self._autopilot(ROW, f"took row {m.row + 1}")
-        if m.seat < len(self.penalties):
-            self.penalties[m.seat] += m.bullheads
-        chosen = (self.pending is not None and self.pending.kind == ROW
-                  and self.pending.seat == m.seat)
-        if chosen:
-            self.pending = None
-        w = self.words
-        heads = f"{m.bullheads} bullhead{'s' if m.bullheads != 1 else ''}"
-        why = ""
-        if not chosen and len(m.cards) == MAX_ROW:
-            card = next((c for s, c in self.unresolved if s == m.seat), None)
-            if card is not None:
-                why = f" — {card} is its sixth card"
-        self._say(f"{w.subject(m.seat)} {w.verb(m.seat, 'takes', 'take')} row {m.row + 1}: "
-                  f"{cards_text(m.cards)} ({heads}){why}.", "take")
-
-    def _on_placed(self, m: P.Placed) -> None:
-        while len(self.rows) <= m.row:
-            self.rows.append([])
-        row = self.rows[m.row]
-        w = self.words
-        if not row:
-            where = f"starts row {m.row + 1}"
-        elif m.end == "left":
-            where = f"goes before {row[0]} in row {m.row + 1}"
-        else:
-            where = f"goes after {row[-1]} in row {m.row + 1}"
-        if m.end == "left":
-            row.insert(0, m.card)
-        else:
-            row.append(m.card)
-        if (m.seat, m.card) in self.unresolved:
-            self.unresolved.remove((m.seat, m.card))
-        s = self.step
-        if s is not None and s.card is None and s.row == m.row and s.seat == m.seat:
-            self.step = Step(m.seat, m.row, m.card, m.end, s.taken, s.bullheads)
-        else:
-            self.step = Step(m.seat, m.row, m.card, m.end)
-        if m.seat == self.seat:
-            self._autopilot(TIE, f"put {m.card} {where.removeprefix('goes ')}")
-        if self.pending is not None and self.pending.kind == TIE and self.pending.seat == m.seat:
-            self.pending = None
-        self._say(f"{w.possessive(m.seat)} {m.card} {where}.")
-
-    def _on_round_scored(self, m: P.RoundScored) -> None:
-        self.phase = "scored"
-        self.turn = 0
-        self.pending = None
-        self.unresolved = []
-        self.penalties = list(m.penalties)
-        self.totals = list(m.totals)
-        self.last_round = RoundResult(m.round, tuple(m.penalties), tuple(m.totals))
-        parts = ", ".join(f"{self.name_of(s)} +{p}" for s, p in enumerate(m.penalties))
-        self._say(f"Round {m.round} scored: {parts}.", "round")
-
-    def _on_game_over(self, m: P.GameOver) -> None:
-        self.phase = "over"
-        self.pending = None
-        self.turn_deadline = None
-        self.totals = list(m.totals)
-        self.result = GameResult(tuple(m.totals), tuple(m.places), tuple(m.winners))
-        w = self.words
-        names = " and ".join(w.subject(s, mid=i > 0) for i, s in enumerate(m.winners))
-        score = self.display_total(m.winners[0])
-        if len(m.winners) > 1:
-            text = f"{names} share first place with {score}"
-        elif m.winners[0] == self.seat:
-            text = f"You win with {score}"
-        else:
-            text = f"{names} wins with {score}"
-        unit = "points left" if self.options and self.options.countdown else "bullheads"
-        self._say(f"Game over: {text} {unit}.", "round")
-
-    def _on_snapshot(self, m: P.Snapshot) -> None:
-        self.resyncing = False
-        self.step = None
-        self.lost_deadline = False
-        self._set_table(m.table)
-        self.seat, self.watching = m.seat, m.seat is None
-        self.phase = m.phase
-        self.round, self.turn = m.round, m.turn
-        self.hand = sorted(m.hand)
-        self.rows = [list(r) for r in m.rows]
-        self.my_commit = m.commit
-        self.committed = set(m.committed)
-        self.revealed = [(s, c) for s, c in m.revealed]
-        self.unresolved = list(self.revealed)
-        self.turn_deadline = self._deadline(m.remaining) if m.phase == "commit" else None
-        self.draft_pool = sorted(m.draft_pool)
-        self.draft_picks = [(s, c) for s, c in m.draft_picks]
-        self.pending = None
-        p = m.pending
-        if p is not None:
-            mine = p.seat == self.seat
-            self.pending = Pending(p.kind, p.seat, mine, m.round, turn=m.turn,
-                                   pick=p.pick or 0, card=p.card, rows=tuple(p.rows),
-                                   places=tuple(p.places),
-                                   deadline=self._deadline(p.remaining), requested=mine)
-        where = f"round {m.round}, turn {m.turn}" if m.turn else f"round {m.round}"
-        self._say(f"Table {_table_label(m.table)}: the game is at {where}.", "info")
 
 
 def _tag(msg: Any) -> str:
@@ -790,7 +352,3 @@ def _tag(msg: Any) -> str:
     if isinstance(msg, LinkRestored):
         return "link_restored"
     return getattr(msg, "TYPE", "")
-
-
-def _table_label(t: TableInfo) -> str:
-    return f"{t.table_id} “{t.name}”" if t.name else t.table_id

@@ -1,0 +1,262 @@
+"""The game's messages (rounds, the draft, turns, the resolution, scores and the
+snapshot after a reconnect) applied to a :class:`~.model_state.TableState`."""
+
+from __future__ import annotations
+
+from nimmt import protocol as P
+
+from .cards import MAX_ROW
+from .decisions import COMMIT, DRAFT, ROW, TIE, Pending
+from .model_state import TableState, table_label
+from .records import GameResult, Notice, RoundResult, Step
+from .words import cards_text, deadline_warning_text, place_text, rows_text
+
+__all__ = ["GameMessages"]
+
+
+class GameMessages(TableState):
+    """``_on_<message type>`` for each game message; ``TableModel.apply`` calls them."""
+
+    # -- game ------------------------------------------------------------------
+    def _on_round_started(self, m: P.RoundStarted) -> None:
+        if m.round == 1 or self.phase in ("waiting", "over"):
+            self.result = None
+            self.last_round = None
+            self.totals = [0] * len(self.totals)
+        self.phase = "draft" if self.options and self.options.draft else "deal"
+        self.round, self.turn = m.round, 0
+        self.penalties = [0] * len(self.penalties)
+        self._reset_round()
+        self._say(f"Round {m.round} begins.", "round")
+
+    def _on_draft_opened(self, m: P.DraftOpened) -> None:
+        self.phase = "draft"
+        self.draft_pool = sorted(m.pool)
+        self.draft_picks = []
+        self.draft_first = m.first_picker
+        self.hand = []
+        self._say(f"Draft: {len(m.pool)} cards lie open; "
+                  f"{self.words.subject(m.first_picker, mid=True)} "
+                  f"{self.words.verb(m.first_picker, 'picks', 'pick')} first.", "info")
+
+    def _on_draft_pick_needed(self, m: P.DraftPickNeeded) -> None:
+        mine = m.seat == self.seat
+        keep = self.pending is not None and self.pending.requested and mine
+        self.pending = Pending(DRAFT, m.seat, mine, m.round, pick=m.pick,
+                               deadline=self._deadline(m.remaining), requested=keep)
+
+    def _on_draft_pick_request(self, m: P.DraftPickRequest) -> None:
+        self.draft_pool = sorted(m.pool)
+        self.pending = Pending(DRAFT, self.seat if self.seat is not None else 0, True, m.round,
+                               pick=m.pick, deadline=self._deadline(m.remaining),
+                               requested=True)
+
+    def _on_draft_picked(self, m: P.DraftPicked) -> None:
+        if m.seat == self.seat:
+            self._autopilot(DRAFT, f"picked {m.card}")
+        if m.card in self.draft_pool:
+            self.draft_pool.remove(m.card)
+        self.draft_picks.append((m.seat, m.card))
+        if m.seat == self.seat and m.card not in self.hand:
+            self.hand = sorted([*self.hand, m.card])
+        if self.pending is not None and self.pending.kind == DRAFT and self.pending.seat == m.seat:
+            self.pending = None
+        w = self.words
+        self._say(f"{w.subject(m.seat)} {w.verb(m.seat, 'picks', 'pick')} {m.card}.")
+
+    def _on_hand_dealt(self, m: P.HandDealt) -> None:
+        self.hand = sorted(m.cards)
+        self._say(f"Your hand: {cards_text(self.hand)}.", "info")
+
+    def _on_rows_dealt(self, m: P.RowsDealt) -> None:
+        self.rows = [list(r) for r in m.rows]
+        self.pending = None
+        if self.phase == "draft":
+            self.phase = "deal"
+        self._say(f"The rows: {rows_text(self.rows)}.", "info")
+
+    def _on_turn_started(self, m: P.TurnStarted) -> None:
+        self._reset_turn()
+        self.phase = "commit"
+        self.round, self.turn = m.round, m.turn
+        self.turn_deadline = self._deadline(m.remaining)
+
+    def _on_commit_accepted(self, m: P.CommitAccepted) -> None:
+        if (m.round, m.turn) == (self.round, self.turn):
+            self.my_commit = m.card
+            if self.seat is not None:
+                self.committed.add(self.seat)
+            if m.re is None and (COMMIT, m.round, m.turn, 0) not in self._answered:
+                # not the answer to a commit of ours: the server's autopilot chose
+                text = f"Time ran out: the autopilot played {m.card} for you."
+                self._say(text, "warn")
+                self.notices.append(Notice(text, "error"))
+
+    def _on_deadline_warning(self, m: P.DeadlineWarning) -> None:
+        self.warning = m
+        if not self.hurry:
+            return  # it crossed your answer (or is for a decision that is over): moot
+        deadline = self._deadline(m.remaining)  # the freshest count of the time left
+        if m.kind == COMMIT:
+            self.turn_deadline = deadline
+        elif self.pending is not None:
+            self.pending.deadline = deadline
+        self._say(deadline_warning_text(m.kind, m.remaining), "warn")
+
+    def _on_seat_committed(self, m: P.SeatCommitted) -> None:
+        self.committed.add(m.seat)
+
+    def _on_revealed(self, m: P.Revealed) -> None:
+        self.phase = "resolve"
+        self.step = None
+        self.revealed = [(s, c) for s, c in m.plays]
+        self.unresolved = list(self.revealed)
+        self.committed = {s for s, _ in self.revealed}
+        self.turn_deadline = None
+        self.my_commit = None
+        for s, c in self.revealed:
+            if s == self.seat and c in self.hand:
+                self.hand.remove(c)
+        plays = ", ".join(f"{self.name_of(s)} {c}" for s, c in self.revealed)
+        self._say(f"Turn {self.turn}: {plays}.")
+
+    def _on_row_choice_needed(self, m: P.RowChoiceNeeded) -> None:
+        mine = m.seat == self.seat
+        if not (mine and self.pending is not None and self.pending.requested):
+            self.pending = Pending(ROW, m.seat, mine, self.round, turn=self.turn, card=m.card,
+                                   rows=tuple(range(len(self.rows))),
+                                   deadline=self._deadline(m.remaining))
+        w = self.words
+        who = w.subject(m.seat)
+        tail = ("choose the row to take (keys 1–4)" if mine
+                else f"{who} {w.verb(m.seat, 'chooses', 'choose')} a row to take")
+        self._say(f"{w.possessive(m.seat)} {m.card} is lower than every row: {tail}.")
+
+    def _on_row_choice_request(self, m: P.RowChoiceRequest) -> None:
+        self.pending = Pending(ROW, self.seat if self.seat is not None else 0, True, m.round,
+                               turn=m.turn, card=m.card, rows=tuple(m.rows),
+                               deadline=self._deadline(m.remaining), requested=True)
+
+    def _on_tie_choice_needed(self, m: P.TieChoiceNeeded) -> None:
+        mine = m.seat == self.seat
+        if not (mine and self.pending is not None and self.pending.requested):
+            self.pending = Pending(TIE, m.seat, mine, self.round, turn=self.turn, card=m.card,
+                                   places=tuple(m.places), deadline=self._deadline(m.remaining))
+        w = self.words
+        options = " or ".join(place_text(p, self.rows) for p in m.places)
+        chooser = ("you choose (←/→, Enter)" if mine
+                   else f"{w.subject(m.seat)} {w.verb(m.seat, 'chooses', 'choose')}")
+        self._say(f"{w.possessive(m.seat)} {m.card} may go {options}: {chooser}.")
+
+    def _on_tie_choice_request(self, m: P.TieChoiceRequest) -> None:
+        self.pending = Pending(TIE, self.seat if self.seat is not None else 0, True, m.round,
+                               turn=m.turn, card=m.card, places=tuple(m.places),
+                               deadline=self._deadline(m.remaining), requested=True)
+
+    def _on_row_taken(self, m: P.RowTaken) -> None:
+        while len(self.rows) <= m.row:
+            self.rows.append([])
+        self.rows[m.row] = []
+        self.step = Step(m.seat, m.row, taken=tuple(m.cards), bullheads=m.bullheads)
+        if m.seat == self.seat:
+            self._autopilot(ROW, f"took row {m.row + 1}")
+        if m.seat < len(self.penalties):
+            self.penalties[m.seat] += m.bullheads
+        chosen = (self.pending is not None and self.pending.kind == ROW
+                  and self.pending.seat == m.seat)
+        if chosen:
+            self.pending = None
+        w = self.words
+        heads = f"{m.bullheads} bullhead{'s' if m.bullheads != 1 else ''}"
+        why = ""
+        if not chosen and len(m.cards) == MAX_ROW:
+            card = next((c for s, c in self.unresolved if s == m.seat), None)
+            if card is not None:
+                why = f" — {card} is its sixth card"
+        self._say(f"{w.subject(m.seat)} {w.verb(m.seat, 'takes', 'take')} row {m.row + 1}: "
+                  f"{cards_text(m.cards)} ({heads}){why}.", "take")
+
+    def _on_placed(self, m: P.Placed) -> None:
+        while len(self.rows) <= m.row:
+            self.rows.append([])
+        row = self.rows[m.row]
+        w = self.words
+        if not row:
+            where = f"starts row {m.row + 1}"
+        elif m.end == "left":
+            where = f"goes before {row[0]} in row {m.row + 1}"
+        else:
+            where = f"goes after {row[-1]} in row {m.row + 1}"
+        if m.end == "left":
+            row.insert(0, m.card)
+        else:
+            row.append(m.card)
+        if (m.seat, m.card) in self.unresolved:
+            self.unresolved.remove((m.seat, m.card))
+        s = self.step
+        if s is not None and s.card is None and s.row == m.row and s.seat == m.seat:
+            self.step = Step(m.seat, m.row, m.card, m.end, s.taken, s.bullheads)
+        else:
+            self.step = Step(m.seat, m.row, m.card, m.end)
+        if m.seat == self.seat:
+            self._autopilot(TIE, f"put {m.card} {where.removeprefix('goes ')}")
+        if self.pending is not None and self.pending.kind == TIE and self.pending.seat == m.seat:
+            self.pending = None
+        self._say(f"{w.possessive(m.seat)} {m.card} {where}.")
+
+    def _on_round_scored(self, m: P.RoundScored) -> None:
+        self.phase = "scored"
+        self.turn = 0
+        self.pending = None
+        self.unresolved = []
+        self.penalties = list(m.penalties)
+        self.totals = list(m.totals)
+        self.last_round = RoundResult(m.round, tuple(m.penalties), tuple(m.totals))
+        parts = ", ".join(f"{self.name_of(s)} +{p}" for s, p in enumerate(m.penalties))
+        self._say(f"Round {m.round} scored: {parts}.", "round")
+
+    def _on_game_over(self, m: P.GameOver) -> None:
+        self.phase = "over"
+        self.pending = None
+        self.turn_deadline = None
+        self.totals = list(m.totals)
+        self.result = GameResult(tuple(m.totals), tuple(m.places), tuple(m.winners))
+        w = self.words
+        names = " and ".join(w.subject(s, mid=i > 0) for i, s in enumerate(m.winners))
+        score = self.display_total(m.winners[0])
+        if len(m.winners) > 1:
+            text = f"{names} share first place with {score}"
+        elif m.winners[0] == self.seat:
+            text = f"You win with {score}"
+        else:
+            text = f"{names} wins with {score}"
+        unit = "points left" if self.options and self.options.countdown else "bullheads"
+        self._say(f"Game over: {text} {unit}.", "round")
+
+    def _on_snapshot(self, m: P.Snapshot) -> None:
+        self.resyncing = False
+        self.step = None
+        self.lost_deadline = False
+        self._set_table(m.table)
+        self.seat, self.watching = m.seat, m.seat is None
+        self.phase = m.phase
+        self.round, self.turn = m.round, m.turn
+        self.hand = sorted(m.hand)
+        self.rows = [list(r) for r in m.rows]
+        self.my_commit = m.commit
+        self.committed = set(m.committed)
+        self.revealed = [(s, c) for s, c in m.revealed]
+        self.unresolved = list(self.revealed)
+        self.turn_deadline = self._deadline(m.remaining) if m.phase == "commit" else None
+        self.draft_pool = sorted(m.draft_pool)
+        self.draft_picks = [(s, c) for s, c in m.draft_picks]
+        self.pending = None
+        p = m.pending
+        if p is not None:
+            mine = p.seat == self.seat
+            self.pending = Pending(p.kind, p.seat, mine, m.round, turn=m.turn,
+                                   pick=p.pick or 0, card=p.card, rows=tuple(p.rows),
+                                   places=tuple(p.places),
+                                   deadline=self._deadline(p.remaining), requested=mine)
+        where = f"round {m.round}, turn {m.turn}" if m.turn else f"round {m.round}"
+        self._say(f"Table {table_label(m.table)}: the game is at {where}.", "info")

@@ -1,0 +1,149 @@
+"""The state under :class:`~nimmt.client.model.TableModel`: what it holds, how it
+is reset between tables, rounds and turns, and the helpers its message handlers
+share (the log, deadlines, names, scores, the autopilot notice).
+
+Three classes build the model, each in its own module and each on the one
+before: ``TableState`` (here), ``GameMessages`` (:mod:`.model_game`, the game's
+messages) and ``TableModel`` (:mod:`.model`, the session and the lobby, and what
+a screen asks of it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Final
+
+from nimmt import protocol as P
+from nimmt.protocol import TableInfo, TableOptions
+
+from .decisions import Decision, Pending
+from .records import GameResult, LogLine, Notice, RoundResult, Step
+from .words import Words
+
+__all__ = ["TableState", "PHASES", "IN_GAME", "MAX_LOG", "DEFAULT_LIMIT", "table_label"]
+
+PHASES: Final = ("lobby", "waiting", "draft", "deal", "commit", "resolve", "scored", "over")
+IN_GAME: Final = frozenset({"draft", "deal", "commit", "resolve", "scored"})
+MAX_LOG: Final = 500
+DEFAULT_LIMIT: Final = 66
+
+
+class TableState:
+    """The client's picture of the server, as data; see :class:`~nimmt.client.model.TableModel`."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.my_name: str | None = None
+        self.token: str | None = None
+        self.server: str | None = None
+        self.limits: P.Limits | None = None
+        self.online = True
+        self.resyncing = False
+        self.tables: list[TableInfo] = []
+        self.log: list[LogLine] = []
+        self.last_error: P.Error | None = None
+        self.goodbye: P.Goodbye | None = None
+        self.notices: list[Notice] = []
+        self.lost_at: float | None = None
+        self._answered: set[tuple[str, int, int, int]] = set()
+        self._said: list[str] = []
+        self.version = 0
+        self._leave_table()
+
+    # ------------------------------------------------------------------ state
+    def _leave_table(self) -> None:
+        self.table: TableInfo | None = None
+        self.seat: int | None = None
+        self.watching = False
+        self.phase = "lobby"
+        self.result: GameResult | None = None
+        self.last_round: RoundResult | None = None
+        self.totals: list[int] = []
+        self.penalties: list[int] = []
+        self._reset_game()
+
+    def _reset_game(self) -> None:
+        self.round = 0
+        self.turn = 0
+        self._reset_round()
+
+    def _reset_round(self) -> None:
+        self.hand: list[int] = []
+        self.rows: list[list[int]] = []
+        self.draft_pool: list[int] = []
+        self.draft_picks: list[tuple[int, int]] = []
+        self.draft_first: int | None = None
+        self._reset_turn()
+
+    def _reset_turn(self) -> None:
+        self.my_commit: int | None = None
+        self.committed: set[int] = set()
+        self.revealed: list[tuple[int, int]] = []
+        self.unresolved: list[tuple[int, int]] = []
+        self.turn_deadline: float | None = None
+        self.pending: Pending | None = None
+        self.warning: P.DeadlineWarning | None = None
+        self.step: Step | None = None
+        self.lost_deadline = False  # the link dropped while the clock ran: time unknown
+
+    def _set_table(self, table: TableInfo) -> None:
+        self.table = table
+        self.totals = [s.total if s else 0 for s in table.seats]
+        self.penalties = [s.penalties if s else 0 for s in table.seats]
+
+    def _say(self, text: str, kind: str = "event") -> None:
+        self.log.append(LogLine(text, kind))
+        if len(self.log) > MAX_LOG:
+            del self.log[: len(self.log) - MAX_LOG]
+
+    def _deadline(self, remaining: float | None) -> float | None:
+        return None if remaining is None else self.clock() + remaining
+
+    @property
+    def words(self) -> Words:
+        return Words(self.name_of, self.seat)
+
+    @property
+    def options(self) -> TableOptions | None:
+        return self.table.options if self.table is not None else None
+
+    def name_of(self, seat: int) -> str:
+        """The name at ``seat`` ("seat N" for an empty or unknown seat, N from 1)."""
+        if self.table is not None and 0 <= seat < len(self.table.seats):
+            info = self.table.seats[seat]
+            if info is not None:
+                return info.name
+        return f"seat {seat + 1}"
+
+    @property
+    def point_limit(self) -> int:
+        opts = self.options
+        return opts.point_limit if opts is not None and opts.point_limit else DEFAULT_LIMIT
+
+    def display_total(self, seat: int) -> int:
+        """The score to show for ``seat``: its total, or with ``options.countdown``
+        the points it has left (point limit, 66 by default, minus its total)."""
+        total = self.totals[seat] if seat < len(self.totals) else 0
+        opts = self.options
+        if opts is not None and opts.countdown:
+            return self.point_limit - total
+        return total
+
+    def answered(self, d: Decision) -> None:
+        """The screen sent an answer to ``d``: a later autopilot notice is not for it."""
+        self._answered.add((d.kind, d.round, d.turn, d.pick))
+
+    def _autopilot(self, kind: str, what: str) -> None:
+        p = self.pending
+        if p is None or not p.mine or not p.requested or p.kind != kind:
+            return
+        if (p.kind, p.round, p.turn, p.pick) in self._answered:
+            return
+        text = f"Time ran out: the autopilot {what} for you."
+        self._say(text, "warn")
+        self.notices.append(Notice(text, "error"))
+
+
+def table_label(t: TableInfo) -> str:
+    return f"{t.table_id} “{t.name}”" if t.name else t.table_id
