@@ -189,6 +189,8 @@ class ServerConfig:
     send_queue: int = 256  # messages waiting for a slow client before it is dropped
     rate_limit: int = 20  # messages a second a client may send (bursts of twice that)
     chat_max: int = 300  # characters in a chat line
+    chat_rate: float = 1.0  # chat lines a second one session may say, on average
+    chat_burst: int = 5  # ... and at once; a line over it: error rate_limited, not sent
     shutdown_flush: float = 2.0  # at shutdown, time given to clients to receive goodbye
     db: str = ""  # the database (docs/SERVER.md, "Storage"); "": the default file; ":memory:": none
     table: TableSettings = field(default_factory=TableSettings)
@@ -225,6 +227,10 @@ class ServerConfig:
             raise ConfigError("flood_cooldown_max must be flood_cooldown to 3600 seconds")
         if not 0.0 <= self.reconnect_grace <= 86400.0:
             raise ConfigError("reconnect_grace must be 0 to 86400 seconds")
+        if not 0.01 <= self.chat_rate <= 1000.0:
+            raise ConfigError("chat_rate must be 0.01 to 1000 lines a second")
+        if not 1 <= self.chat_burst <= 1000:
+            raise ConfigError("chat_burst must be 1 to 1000 lines")
         if not 1 <= self.rate_limit <= 100_000:
             raise ConfigError("rate_limit must be 1 to 100000 messages a second")
         if not 0.0 <= self.shutdown_flush <= 60.0:

@@ -8,6 +8,7 @@ request never waits for another table.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 from collections import deque
 from dataclasses import replace
@@ -19,6 +20,7 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
+from .limits import TokenBucket
 from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
 from .storage import AsyncStore, StorageWriteError, hash_token
@@ -421,10 +423,31 @@ class Lobby:
             return
         if not text.strip():
             return
+        refusal = self._chat_refusal(session)
+        if refusal:
+            session.send(P.Error(code=E.RATE_LIMITED, request="chat", re=msg.id,
+                                 message=refusal))
+            return
         if session.table is not None:
             session.table.request(session, msg)
         else:
             self.to_lobby(P.ChatMessage(name=session.name, seat=None, text=text))
+
+    def _chat_refusal(self, session: Session) -> str:
+        """Why ``session`` may not say one more line now ("" if it may): a line goes to
+        everyone in the lobby or at the table, so one client's chat is metered by
+        itself (per session: a new connection does not refill it)."""
+        config, now = self.config, trio.current_time()
+        if session.chat_bucket is None:
+            session.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
+        bucket = session.chat_bucket
+        if bucket.take(now):
+            return ""
+        bucket.tokens += 1.0  # a line not sent costs nothing
+        wait = (1.0 - bucket.tokens) / bucket.rate
+        return (f"you chat too fast: {config.chat_burst} lines at once and "
+                f"{config.chat_rate:g} a second on average; this line was not sent "
+                f"(try again in {max(1, math.ceil(wait))} s)")
 
 
 #: letters of a table id's prefix: lowercase, none that reads like a digit (l, o)

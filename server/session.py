@@ -48,7 +48,8 @@ class TableRef(Protocol):
 class Session:
     """One player, bot or spectator, from its first ``hello`` on."""
 
-    __slots__ = ("token", "name", "kind", "sid", "client", "table", "seat", "lost_at")
+    __slots__ = ("token", "name", "kind", "sid", "client", "table", "seat", "lost_at",
+                 "chat_bucket")
 
     def __init__(self, sid: int, token: str, name: str, kind: str) -> None:
         self.sid = sid  # a small number for the logs (never the token)
@@ -59,6 +60,7 @@ class Session:
         self.table: TableRef | None = None  # the table sat at or watched
         self.seat: int | None = None  # the seat at ``table``; None: watching
         self.lost_at: float | None = None  # trio time the last connection dropped
+        self.chat_bucket: Any = None  # its chat's TokenBucket, from its first line
 
     def __repr__(self) -> str:
         return f"<Session {self.sid} {self.name!r}>"

@@ -366,6 +366,36 @@ async def test_a_flooder_that_reconnects_at_once_waits_longer_each_time(autojump
         nursery.cancel_scope.cancel()
 
 
+async def test_a_chatter_cannot_flood_the_lobby(autojump_clock):
+    """A lobby chat line goes to everyone in the lobby: a client sending 30 at once
+    gets 5 through (``chat_burst``), then one a second (``chat_rate``); the others
+    are refused with ``rate_limited`` and reach nobody. The chatter keeps its
+    connection, and a game elsewhere goes on undisturbed."""
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config())
+        game = await background(nursery, port)
+        listener = await connect(port, "Lou", "127.0.0.3")
+        chatter = await connect(port, "Chatty")
+        await chatter.send_raw(b"".join(chatter.conn.send(P.Chat(id=i, text=f"spam {i}"))
+                                        for i in range(1, 31)))
+        await chatter.send(P.Ping(nonce=7))
+        await chatter.expect(lambda m: isinstance(m, P.Pong) and m.nonce == 7)
+        refused = [m for m in chatter.of_type("error") if m.code == "rate_limited"]
+        assert [m.re for m in refused] == list(range(6, 31))
+        assert refused[0].request == "chat" and "you chat too fast" in refused[0].message
+        assert "try again in 1 s" in refused[0].message
+        await listener.send(P.Ping(nonce=8))
+        await listener.expect(lambda m: isinstance(m, P.Pong) and m.nonce == 8)
+        heard = [m.text for m in listener.of_type("chat_message") if m.name == "Chatty"]
+        assert heard == [f"spam {i}" for i in range(1, 6)]
+        await trio.sleep(1.0)
+        await chatter.send(P.Chat(id=31, text="one more"))
+        assert (await listener.expect("chat_message")).text == "one more"
+        assert not chatter.closed and chatter.goodbye is None
+        await game.check()
+        nursery.cancel_scope.cancel()
+
+
 # ---------------------------------------------------------------- settings, sans-IO parts
 
 
@@ -379,13 +409,14 @@ def test_the_limit_settings_are_validated_and_documented():
     config = load_config_text("max_per_address = 8\nframe_timeout = 5\n")
     assert (config.max_per_address, config.frame_timeout) == (8, 5.0)
     for bad in ("max_per_address = 0", "max_unwelcomed = 0", "tables_per_session = 0",
-                "frame_timeout = 0", "flood_cooldown = -1", "flood_cooldown_max = 0.5"):
+                "frame_timeout = 0", "flood_cooldown = -1", "flood_cooldown_max = 0.5",
+                "chat_rate = 0", "chat_burst = 0"):
         with pytest.raises(ConfigError):
             load_config_text(bad)
     server_doc = Path(__file__).parent.parent.joinpath("docs", "SERVER.md").read_text()
     for name in ("max_per_address", "max_unwelcomed", "max_unwelcomed_per_address",
                  "tables_per_session", "tables_per_address", "frame_timeout",
-                 "flood_cooldown", "flood_cooldown_max"):
+                 "flood_cooldown", "flood_cooldown_max", "chat_rate", "chat_burst"):
         assert f"| `{name}` |" in server_doc
     for module in (limits, lobby):
         assert doctest.testmod(module).failed == 0
