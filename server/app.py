@@ -55,7 +55,8 @@ class Server:
         config = self.config
         self.admission = Admission(config.max_connections, config.max_per_address,
                                    config.max_unwelcomed, config.max_unwelcomed_per_address,
-                                   config.flood_cooldown, config.flood_cooldown_max)
+                                   config.flood_cooldown, config.flood_cooldown_max,
+                                   int(config.max_connections * config.reserved_share))
         self._lobby: Lobby | None = None
         self._cids = 0
         self._flood_refusals: dict[int, bytes] = {}

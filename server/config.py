@@ -173,6 +173,7 @@ class ServerConfig:
     max_tables: int = 500
     # --- one client's share (docs/SERVER.md, "Limits") ------------------------------------
     max_per_address: int = 256  # connections from one IP address (a LAN party behind a NAT)
+    reserved_share: float = 0.1  # of max_connections, kept for addresses holding fewer than 4
     max_unwelcomed: int = 128  # connections that have not said hello yet, from everywhere
     max_unwelcomed_per_address: int = 16  # ... from one address
     flood_cooldown: float = 1.0  # closed for flooding: its address waits this long (0: not)
@@ -214,6 +215,8 @@ class ServerConfig:
                      "tables_per_session", "tables_per_address"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
+        if not 0.0 <= self.reserved_share <= 0.5:
+            raise ConfigError("reserved_share must be 0 (none) to 0.5 (half of max_connections)")
         if not 1 <= self.max_spectators <= 10_000:
             raise ConfigError("max_spectators must be 1 to 10000")
         if not 1024 <= self.max_frame_size <= 16 * 1024 * 1024:

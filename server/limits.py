@@ -16,11 +16,13 @@ import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["TokenBucket", "Admission", "Admitted", "FORGIVE", "flooding_text"]
+__all__ = ["TokenBucket", "Admission", "Admitted", "FORGIVE", "FEW", "flooding_text"]
 
 
 #: seconds after its last cool-down ends before an address's strikes are forgotten
 FORGIVE = 300.0
+#: an address holding fewer connections than this may use the reserved ones
+FEW = 4
 #: addresses remembered for flooding before the forgiven ones are pruned
 MAX_STRUCK = 4096
 
@@ -94,6 +96,18 @@ class Admission:
     >>> gate.admit("e", "10.0.0.7")
     Admitted(refused=None, evict=())
 
+    The last ``reserved`` connections are kept for addresses that hold fewer than
+    ``FEW``, so a few addresses at their cap cannot fill the server:
+
+    >>> gate = Admission(connections=12, per_address=6, unwelcomed=12,
+    ...                  unwelcomed_per_address=12, reserved=4)
+    >>> [gate.admit(("a", n), "10.0.0.1").refused for n in range(6)].count(None)
+    6
+    >>> [gate.admit(("b", n), "10.0.0.2").refused for n in range(6)].count(None)
+    4
+    >>> gate.admit("newcomer", "10.0.0.3").refused is None
+    True
+
     An address whose connection was closed for flooding waits before it may
     connect again: 1 s, then 2 s, 4 s, ... (``cooldown``, up to ``cooldown_max``):
 
@@ -105,8 +119,9 @@ class Admission:
 
     def __init__(self, connections: int, per_address: int, unwelcomed: int,
                  unwelcomed_per_address: int, cooldown: float = 1.0,
-                 cooldown_max: float = 30.0) -> None:
+                 cooldown_max: float = 30.0, reserved: int = 0) -> None:
         self.connections = connections
+        self.reserved = reserved
         self.per_address = per_address
         self.unwelcomed = unwelcomed
         self.unwelcomed_per_address = unwelcomed_per_address
@@ -127,8 +142,12 @@ class Admission:
         address cooling down after a flood is refused before: ``cooling``.)"""
         if len(self._address) >= self.connections:
             return Admitted("the server has as many connections as it allows")
-        if address is not None and self._count.get(address, 0) >= self.per_address:
+        held = self._count.get(address, 0) if address is not None else 0
+        if address is not None and held >= self.per_address:
             return Admitted(f"too many connections from your address ({self.per_address})")
+        if held >= FEW and len(self._address) >= self.connections - self.reserved:
+            return Admitted(f"the server keeps its last {self.reserved} connections for "
+                            f"addresses that hold fewer than {FEW}, and yours holds {held}")
         evict: list[Hashable] = []
         if address is not None and self._waiting_count.get(address, 0) >= self.unwelcomed_per_address:
             evict.append(next(c for c in self._waiting if self._address[c] == address))

@@ -151,6 +151,41 @@ async def test_connections_per_address_are_capped(autojump_clock):
         nursery.cancel_scope.cancel()
 
 
+async def test_a_few_addresses_at_their_cap_cannot_fill_the_server(autojump_clock):
+    """Three addresses take every connection they may (16 each); the server keeps its
+    last 8 of 40 for addresses that hold fewer than 4, so newcomers from other
+    addresses still get in, and the game elsewhere goes on."""
+    config = make_config(max_connections=40, max_per_address=16, reserved_share=0.2)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config)
+        game = await background(nursery, port)  # 2 connections from 127.0.0.2
+        held: dict[str, int] = {}
+        refusals: set[str] = set()
+        hogs = []  # kept open (a dropped client object would close its socket)
+        for address in ("127.0.0.1", "127.0.1.1", "127.0.1.2"):
+            for i in range(16):
+                client = await connect(port, f"hog{i}", address, hello=False)
+                hogs.append(client)
+                await client.send(P.Hello(protocol=P.PROTOCOL_VERSION, name="hog",
+                                          kind="human"))
+                try:
+                    await client.expect("welcome")
+                    held[address] = held.get(address, 0) + 1
+                except Closed:
+                    assert client.goodbye is not None and client.goodbye.reason == "server_full"
+                    refusals.add(client.of_type("error")[0].message)
+        assert held == {"127.0.0.1": 16, "127.0.1.1": 14, "127.0.1.2": 4}
+        assert refusals == {"the server keeps its last 8 connections for addresses that hold "
+                            "fewer than 4, and yours holds 14",
+                            "the server keeps its last 8 connections for addresses that hold "
+                            "fewer than 4, and yours holds 4"}
+        for n in range(3):  # 36 connections: the newcomers take the rest
+            newcomer = await connect(port, f"New{n}", f"127.0.2.{n + 1}")
+            assert newcomer.welcome is not None
+        await game.check()
+        nursery.cancel_scope.cancel()
+
+
 async def test_the_default_lets_a_lan_party_behind_one_address_play(autojump_clock):
     """40 people behind one NAT, 10 tables of 4: the defaults let them all in."""
     async with trio.open_nursery() as nursery:
@@ -410,13 +445,14 @@ def test_the_limit_settings_are_validated_and_documented():
     assert (config.max_per_address, config.frame_timeout) == (8, 5.0)
     for bad in ("max_per_address = 0", "max_unwelcomed = 0", "tables_per_session = 0",
                 "frame_timeout = 0", "flood_cooldown = -1", "flood_cooldown_max = 0.5",
-                "chat_rate = 0", "chat_burst = 0"):
+                "chat_rate = 0", "chat_burst = 0", "reserved_share = 0.6"):
         with pytest.raises(ConfigError):
             load_config_text(bad)
     server_doc = Path(__file__).parent.parent.joinpath("docs", "SERVER.md").read_text()
     for name in ("max_per_address", "max_unwelcomed", "max_unwelcomed_per_address",
                  "tables_per_session", "tables_per_address", "frame_timeout",
-                 "flood_cooldown", "flood_cooldown_max", "chat_rate", "chat_burst"):
+                 "flood_cooldown", "flood_cooldown_max", "chat_rate", "chat_burst",
+                 "reserved_share"):
         assert f"| `{name}` |" in server_doc
     for module in (limits, lobby):
         assert doctest.testmod(module).failed == 0
