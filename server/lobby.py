@@ -114,30 +114,36 @@ class Lobby:
             if skip_on_restore(stored):
                 await store.close_table(stored.id)
                 continue
-            members = list(range(self._session_ids + 1, self._session_ids + 1 + len(stored.seats)))
+            wanted = len(stored.seats) + len(stored.spectators)
+            members = list(range(self._session_ids + 1, self._session_ids + 1 + wanted))
             try:
                 match, people = restore_match(stored, now=now, members=members,
                                               dealer=self.dealer)
             except RestoreError as e:
                 log.error("not restored: %s", e)
                 continue
-            self._session_ids += len(stored.seats)
+            self._session_ids += wanted
             sessions = {}
             for p in people:
                 session = Session(p.member, "", p.name, p.kind)
                 session.seat, session.lost_at = p.seat, now
+                session.restored_hash = p.token_hash
                 sessions[p.member] = session
                 self._restored[p.token_hash] = session
             table = Table(self, stored.id, stored.name, match.settings, match=match,
-                          sessions=sessions)
+                          sessions=sessions, max_spectators=self.config.max_spectators,
+                          spectator_grace=self.config.reconnect_grace)
             for session in sessions.values():
                 session.table = table
             self.tables[table.id] = table
             self.nursery.start_soon(table.run, name=f"table {table.id}")
             self.table_changed(table)
             restored.append(table)
-            log.info("table=%s restored: %s, %d player seat%s waiting", table.id, match.status,
-                     len(people), "" if len(people) == 1 else "s")
+            players = sum(p.seat is not None for p in people)
+            watchers = len(people) - players
+            log.info("table=%s restored: %s, %d player seat%s waiting%s", table.id, match.status,
+                     players, "" if players == 1 else "s",
+                     f", {watchers} spectator{'' if watchers == 1 else 's'}" if watchers else "")
         return restored
 
     def storage_health(self, error: StorageWriteError | None) -> None:

@@ -38,11 +38,11 @@ class RestoreError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RestoredSeat:
-    """A player's seat waiting for its session: ``member`` is the session number the
-    lobby gives the session it makes for ``token_hash``."""
+    """A player's seat (or a spectator's place) waiting for its session: ``member``
+    is the session number the lobby gives the session it makes for ``token_hash``."""
 
     member: int
-    seat: int
+    seat: int | None  # None: a spectator, watching again
     name: str
     kind: str  # "human" or "bot" (a bot client)
     token_hash: str
@@ -57,7 +57,9 @@ def skip_on_restore(stored: StoredTable) -> bool:
 def restore_match(stored: StoredTable, *, now: float, members: list[int],
                   dealer: Dealer | None = None) -> tuple[Match, list[RestoredSeat]]:
     """``stored`` as a ``Match`` at ``now`` (the server's clock) and its players' seats.
-    ``members``: fresh session numbers, one per player seat (taken from the front).
+    ``members``: fresh session numbers, one per player seat and spectator (taken
+    from the front). Spectators watch again, away from ``now`` (their client comes
+    back with its token, or they are removed after the spectators' grace).
     Raises ``RestoreError`` when the stored table cannot be used."""
     try:
         settings = TableSettings(**stored.settings["table"]).validate()
@@ -97,6 +99,14 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
             if host is None:
                 host = s.seat
         seats[s.seat] = asdict(state)
+    seated = {p.token_hash for p in people}
+    for watcher in stored.spectators:
+        if watcher.token_hash in seated:
+            continue  # sat down later: the seat is what counts
+        member = members.pop(0)
+        people.append(RestoredSeat(member, None, watcher.name, watcher.kind, watcher.token_hash))
+        member_data.append(asdict(Member(member, watcher.name, watcher.kind, False, None,
+                                         away_since=now)))
 
     history: list[list[Any]] = []
     status = "waiting"

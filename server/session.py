@@ -15,6 +15,8 @@ from __future__ import annotations
 import secrets
 from typing import Any, Protocol
 
+from .storage import hash_token
+
 __all__ = ["Session", "Link", "TableRef", "new_token"]
 
 
@@ -49,7 +51,7 @@ class Session:
     """One player, bot or spectator, from its first ``hello`` on."""
 
     __slots__ = ("token", "name", "kind", "sid", "client", "table", "seat", "lost_at",
-                 "chat_bucket")
+                 "chat_bucket", "restored_hash")
 
     def __init__(self, sid: int, token: str, name: str, kind: str) -> None:
         self.sid = sid  # a small number for the logs (never the token)
@@ -61,6 +63,15 @@ class Session:
         self.seat: int | None = None  # the seat at ``table``; None: watching
         self.lost_at: float | None = None  # trio time the last connection dropped
         self.chat_bucket: Any = None  # its chat's TokenBucket, from its first line
+        self.restored_hash: str | None = None  # brought back from the database: token unknown
+
+    @property
+    def token_hash(self) -> str:
+        """The stored form of the token (``hash_token``), also before a session brought
+        back from the database has said hello with its token."""
+        if not self.token and self.restored_hash is not None:
+            return self.restored_hash
+        return hash_token(self.token)
 
     def __repr__(self) -> str:
         return f"<Session {self.sid} {self.name!r}>"

@@ -373,7 +373,8 @@ class Table:
         """Do what the match said, in order: persist, then deliver."""
         store = self.store
         if store is not None and (effects.facts or effects.finished is not None
-                                  or effects.closed is not None or effects.started):
+                                  or effects.closed is not None or effects.started
+                                  or effects.joined or effects.released):
             await self._persist(effects)
         self._deliver(effects)
         if store is not None and effects.joined and store.failing is not None:
@@ -408,6 +409,7 @@ class Table:
                                      strategy=p["strategy"])
         if batch:
             await store.append(self.id, *batch)
+        await self._persist_spectators(effects)
         if effects.started:
             await store.update_table(self.id, status="playing")
         done = effects.finished
@@ -417,6 +419,24 @@ class Table:
             await store.update_table(self.id, status="over")
         if effects.closed is not None and effects.closed != "server shutdown":
             await store.close_table(self.id)
+
+    async def _persist_spectators(self, effects: Effects) -> None:
+        """Who started or stopped watching (by their session's token, hashed), so that
+        a restart brings the spectators back too."""
+        store = self.store
+        assert store is not None
+        for sid, seat in effects.joined:
+            session = self._sessions.get(sid)
+            if session is None:
+                continue
+            if seat is None:
+                await store.watch(self.id, session.token_hash, session.name, session.kind)
+            elif session.table is self and session.seat is None:  # watched, sits down now
+                await store.unwatch(self.id, session.token_hash)
+        for sid in effects.released:
+            session = self._sessions.get(sid)
+            if session is not None and session.seat is None and session.table is self:
+                await store.unwatch(self.id, session.token_hash)
 
     def notify_all(self, msg: P.Message) -> None:
         """Send ``msg`` to everyone at the table (a server notice)."""

@@ -20,14 +20,17 @@ SETTINGS = TableSettings(seats=3, rounds=2, point_limit=0, step_delay=0.0, turn_
 TOKEN = "tok_0123456789abcdefghij"
 
 
-def stored(facts: list[Fact]):
-    """The table as a restarted server reads it: Ann (a player) and two bots."""
+def stored(facts: list[Fact], watchers: tuple[tuple[str, str], ...] = ()):
+    """The table as a restarted server reads it: Ann (a player) and two bots, and
+    ``watchers`` (name, token) watching."""
     store = Store.open(MEMORY)
     store.create_table("t4", "Friday", {}, {"table": asdict(SETTINGS), "persistent": False,
                                             "autostart": False})
     store.set_seat("t4", 0, "Ann", "human", token=TOKEN)
     store.set_seat("t4", 1, "Bot-1", "builtin", strategy="heuristic")
     store.set_seat("t4", 2, "Bot-2", "builtin", strategy="random")
+    for n, (name, token) in enumerate(watchers):
+        store.watch("t4", hash_token(token), name, "spectator", at=100.0 + n)
     store.append("t4", facts)
     (table,) = store.open_tables()
     store.close()
@@ -74,3 +77,16 @@ def test_facts_the_rules_refuse_are_a_restore_error_naming_the_table():
     bad = facts[:3] + [Fact("decision", {"type": "commit", "seat": 0, "card": 105})]
     with pytest.raises(RestoreError, match="table t4"):
         restore_match(stored(bad), now=0.0, members=[1])
+
+
+def test_spectators_watch_again_away_and_leave_after_the_grace():
+    _, facts = play_game(Options(players=3, rounds=2), seed=5)
+    sue = "tok_sue_456789abcdefghij"
+    # Ann's own token among the watchers: she watched, then sat down; her seat counts
+    match, people = restore_match(stored(facts[:2], (("Sue", sue), ("Ann", TOKEN))),
+                                  now=1000.0, members=[7, 8, 9])
+    assert [(p.member, p.seat, p.name, p.token_hash) for p in people] == [
+        (7, 0, "Ann", hash_token(TOKEN)), (8, None, "Sue", hash_token(sue))]
+    match.spectator_grace = 60.0
+    assert match.wake(1000.0, 5000.0).released == []
+    assert match.wake(1060.0, 5060.0).released == [8]  # never came back: removed

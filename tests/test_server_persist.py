@@ -111,6 +111,83 @@ async def test_a_restart_brings_back_a_game_in_progress_and_the_players_find_the
     assert '"format": "nimmt-record"' in exported.replace('":"', '": "')
 
 
+async def test_a_restart_brings_back_the_spectators_too(tmp_path: Path,
+                                                       caplog: pytest.LogCaptureFixture):
+    """Sue (a spectator) and Walt (a person who watches) watch a game; Vic watched and
+    left. After a restart Sue and Walt come back with their tokens to the same table
+    with a snapshot, as the players do; Vic's token is unknown."""
+    caplog.set_level(logging.INFO, logger="nimmt.server")
+    path = tmp_path / "nimmt.db"
+    store = await AsyncStore.open(str(path))
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(), store=store)
+        ann = await ScriptClient.tcp(port, "Ann")
+        bob = await ScriptClient.tcp(port, "Bob")
+        table_id = await seat_players(ann, [bob], OPTIONS)
+        watchers = {}
+        for name, kind in (("Sue", "spectator"), ("Walt", "human"), ("Vic", "spectator")):
+            watcher = await ScriptClient.tcp(port, name, kind)
+            assert isinstance(await watcher.request(P.Watch(table_id=table_id)), P.Watching)
+            watchers[name] = watcher
+        assert isinstance(await watchers["Vic"].request(P.Leave()), P.Left)
+        await ann.send(P.Start())
+        await watchers["Sue"].expect("turn_started")
+        await server.shutdown()
+    await store.aclose()
+    with Store.open(path, read_only=True) as peek:
+        (stored,) = peek.open_tables()
+        assert [(w.name, w.kind) for w in stored.spectators] == [("Sue", "spectator"),
+                                                                 ("Walt", "human")]
+
+    store = await AsyncStore.open(str(path))
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(), store=store)
+        assert (f"table={table_id} restored: playing, 2 player seats waiting, 2 spectators"
+                in caplog.text)
+        for name, kind in (("Sue", "spectator"), ("Walt", "human")):
+            back = await ScriptClient.tcp(port, name, kind, token=watchers[name].token)
+            assert back.welcome is not None and back.welcome.resumed
+            watching = await back.expect("watching")
+            assert watching.table.table_id == table_id
+            snap = await back.expect("snapshot")
+            assert (snap.seat, snap.phase, snap.round, snap.turn) == (None, "commit", 1, 1)
+            assert snap.hand == ()
+        vic = await ScriptClient.tcp(port, "Vic", "spectator", token=watchers["Vic"].token)
+        assert [e.code for e in vic.of_type("error")] == ["bad_token"]
+        ann2 = await ScriptClient.tcp(port, "Ann", token=ann.token)
+        assert (await ann2.expect("seated")).seat == 0  # the players are back as before
+        await server.shutdown()
+    await store.aclose()
+
+
+async def test_a_spectator_who_does_not_come_back_after_a_restart_is_forgotten(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    caplog.set_level(logging.INFO, logger="nimmt.server")
+    path = tmp_path / "nimmt.db"
+    store = await AsyncStore.open(str(path))
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(), store=store)
+        ann = await ScriptClient.tcp(port, "Ann")
+        table_id = (await ann.request(P.CreateTable(options=OPTIONS))).table.table_id
+        sue = await ScriptClient.tcp(port, "Sue", "spectator")
+        assert isinstance(await sue.request(P.Watch(table_id=table_id)), P.Watching)
+        await server.shutdown()
+    await store.aclose()
+    # the next run keeps a spectator away no time at all: Sue is removed at once
+    store = await AsyncStore.open(str(path))
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(reconnect_grace=0.0),
+                                          store=store)
+        with trio.fail_after(10):
+            while "Sue (session" not in caplog.text or "stops watching" not in caplog.text:
+                await trio.sleep(0.01)
+        await server.shutdown()
+    await store.aclose()
+    with Store.open(path, read_only=True) as peek:
+        (stored,) = peek.open_tables()
+        assert stored.id == table_id and stored.spectators == ()
+
+
 async def test_a_full_disk_is_told_to_the_players_and_the_game_plays_on(
         tmp_path: Path, caplog: pytest.LogCaptureFixture):
     store = await AsyncStore.open(str(tmp_path / "nimmt.db"))

@@ -46,6 +46,7 @@ from .rows import (
     PlayerStats,
     StoredGame,
     StoredSeat,
+    StoredSpectator,
     StoredTable,
 )
 from .schema import SCHEMA_VERSION
@@ -53,7 +54,7 @@ from .store import MEMORY, Store
 
 __all__ = [
     "Store", "AsyncStore", "MAX_BACKLOG", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",
-    "StoredTable", "StoredSeat", "GameSummary", "StoredGame", "PlayerResult", "PlayerStats",
+    "StoredTable", "StoredSeat", "StoredSpectator", "GameSummary", "StoredGame", "PlayerResult", "PlayerStats",
     "NoSuchGame",
     "StorageError", "DatabaseLocked", "DatabaseCorrupt", "DatabaseTooNew", "NotANimmtDatabase",
     "DatabaseUnreadable", "StorageWriteError",

@@ -185,6 +185,15 @@ class AsyncStore:
         await self._write("free_seat", table_id, seat)
         return self.failing
 
+    async def watch(self, table_id: str, token_hash: str, name: str,
+                    kind: str) -> StorageWriteError | None:
+        await self._write("watch", table_id, token_hash, name, kind)
+        return self.failing
+
+    async def unwatch(self, table_id: str, token_hash: str) -> StorageWriteError | None:
+        await self._write("unwatch", table_id, token_hash)
+        return self.failing
+
     async def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
                           kinds: Sequence[str], started: float, ended: float) -> int | None:
         """Keep a finished game; its id, or None while storage fails (it is queued)."""

@@ -11,6 +11,7 @@ from .facts import Fact
 
 __all__ = [
     "StoredSeat",
+    "StoredSpectator",
     "StoredTable",
     "PlayerResult",
     "GameSummary",
@@ -30,6 +31,16 @@ class StoredSeat:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredSpectator:
+    """Someone watching the table (a spectator's session, or a person's or a bot
+    client's that watches instead of playing), oldest first."""
+
+    name: str
+    kind: str  # the session's kind: "spectator", "human" or "bot"
+    token_hash: str  # hash_token(session token)
+
+
+@dataclass(frozen=True, slots=True)
 class StoredTable:
     """An open table as stored. ``facts``: from its last ``game_started`` on
     (all of them if no game has started), enough to rebuild the game."""
@@ -44,6 +55,7 @@ class StoredTable:
     seats: tuple[StoredSeat, ...]
     facts: tuple[Fact, ...]
     last_seq: int
+    spectators: tuple[StoredSpectator, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,16 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             PRIMARY KEY (game_id, seat))""",
         "CREATE INDEX game_players_by_name ON game_players (name)",
     ),
+    2: (
+        # who watches an open table: found again by their token after a restart
+        """CREATE TABLE spectators (
+            table_id TEXT NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+            token_hash TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            since REAL NOT NULL,
+            PRIMARY KEY (table_id, token_hash)) WITHOUT ROWID""",
+    ),
 }
 
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -48,6 +48,7 @@ from .rows import (
     PlayerStats,
     StoredGame,
     StoredSeat,
+    StoredSpectator,
     StoredTable,
 )
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
@@ -351,6 +352,21 @@ class Store:
         self._write(lambda db: db.execute(
             "DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat)))
 
+    def watch(self, table_id: str, token_hash: str, name: str, kind: str,
+              at: float | None = None) -> None:
+        """The session whose token hashes to ``token_hash`` (``hash_token``) watches
+        the table."""
+        since = time.time() if at is None else at
+        self._write(lambda db: db.execute(
+            "INSERT OR REPLACE INTO spectators (table_id, token_hash, name, kind, since) "
+            "VALUES (?, ?, ?, ?, ?)", (table_id, token_hash, name, kind, since)))
+
+    def unwatch(self, table_id: str, token_hash: str) -> None:
+        """The session whose token hashes to ``token_hash`` no longer watches the table."""
+        self._write(lambda db: db.execute(
+            "DELETE FROM spectators WHERE table_id = ? AND token_hash = ?",
+            (table_id, token_hash)))
+
     def _next_seq(self, db: sqlite3.Connection, table_id: str) -> int:
         seq = self._seqs.get(table_id)
         if seq is None:
@@ -457,8 +473,13 @@ class Store:
             facts = self.facts(table_id, (start or 1) - 1)
             last = self._db.execute(
                 "SELECT max(seq) FROM facts WHERE table_id = ?", (table_id,)).fetchone()[0] or 0
+            spectators = tuple(
+                StoredSpectator(*row) for row in self._db.execute(
+                    "SELECT name, kind, token_hash FROM spectators WHERE table_id = ? "
+                    "ORDER BY since, token_hash", (table_id,)))
             tables.append(StoredTable(table_id, name, json.loads(options), json.loads(settings),
-                                      status, created, updated, seats, tuple(facts), last))
+                                      status, created, updated, seats, tuple(facts), last,
+                                      spectators))
         return tables
 
     def _players(self, game_id: int) -> tuple[PlayerResult, ...]:
