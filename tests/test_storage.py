@@ -226,6 +226,30 @@ def test_an_older_database_is_migrated_keeping_its_data(tmp_path: Path,
     plain.close()
 
 
+def test_a_version_1_file_gets_the_spectators_and_keeps_its_tables(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file written before spectators were stored (schema 1) opens, keeps its
+    tables and seats, and stores spectators from then on."""
+    import nimmt.server.storage.store as store_module
+
+    path = tmp_path / "nimmt.db"
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 1)
+    with Store.open(path) as old:
+        old.create_table("t1", "Friday", {}, {})
+        old.set_seat("t1", 0, "Ann", "human", token=new_token())
+    monkeypatch.undo()
+    with Store.open(path) as store:
+        (table,) = store.open_tables()
+        assert [s.name for s in table.seats] == ["Ann"] and table.spectators == ()
+        store.watch("t1", hash_token("tok"), "Sue", "spectator")
+        assert [w.name for w in store.open_tables()[0].spectators] == ["Sue"]
+        store.unwatch("t1", hash_token("tok"))
+        assert store.open_tables()[0].spectators == ()
+    with sqlite3.connect(path) as plain:
+        assert plain.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    plain.close()
+
+
 def test_a_migration_that_fails_leaves_the_file_at_its_version(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import nimmt.server.storage.store as store_module
