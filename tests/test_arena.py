@@ -48,6 +48,9 @@ def test_every_arrangement_of_the_seats_when_asked() -> None:
         column = [a[seat] for a in arrangements]
         assert column.count("search:ms=5") == column.count("mcs:ms=5") == 3
         assert column.count("random") == 6
+    ten = ArenaConfig(("heuristic",) + ("random",) * 9, 1,
+                      Options(players=10, point_limit=None, rounds=1), seatings="all")
+    assert len(ten.arrangements()) == 10  # not 10! orderings built and deduplicated
     with pytest.raises(ValueError, match="seatings 'every'"):
         ArenaConfig(config.seats, 1, ONE_ROUND, seatings="every")
 
