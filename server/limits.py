@@ -58,6 +58,14 @@ class TokenBucket:
         self.tokens -= 1.0
         return self.tokens >= 0.0
 
+    def wait(self, now: float) -> float:
+        """Spend one token if there is a whole one (0.0), else spend nothing and say
+        how many seconds until there is: for a request that is refused, not dropped."""
+        if self.take(now):
+            return 0.0
+        self.tokens += 1.0  # give back what take spent
+        return (1.0 - self.tokens) / self.rate
+
     @property
     def abusive(self) -> bool:
         return self.tokens <= -self.burst

@@ -446,11 +446,9 @@ class Lobby:
         config, now = self.config, trio.current_time()
         if session.chat_bucket is None:
             session.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
-        bucket = session.chat_bucket
-        if bucket.take(now):
+        wait = session.chat_bucket.wait(now)
+        if not wait:
             return ""
-        bucket.tokens += 1.0  # a line not sent costs nothing
-        wait = (1.0 - bucket.tokens) / bucket.rate
         return (f"you chat too fast: {config.chat_burst} lines at once and "
                 f"{config.chat_rate:g} a second on average; this line was not sent "
                 f"(try again in {max(1, math.ceil(wait))} s)")

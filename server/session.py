@@ -15,6 +15,7 @@ from __future__ import annotations
 import secrets
 from typing import Any, Protocol
 
+from .limits import TokenBucket
 from .storage import hash_token
 
 __all__ = ["Session", "Link", "TableRef", "new_token"]
@@ -62,7 +63,7 @@ class Session:
         self.table: TableRef | None = None  # the table sat at or watched
         self.seat: int | None = None  # the seat at ``table``; None: watching
         self.lost_at: float | None = None  # trio time the last connection dropped
-        self.chat_bucket: Any = None  # its chat's TokenBucket, from its first line
+        self.chat_bucket: TokenBucket | None = None  # its chat's meter, from its first line
         self.restored_hash: str | None = None  # brought back from the database: token unknown
 
     @property
