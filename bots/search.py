@@ -61,6 +61,10 @@ __all__ = ["SearchStrategy"]
 BEHIND_COST = 8.0
 #: A total this close to the point limit makes the round possibly the last.
 NEAR_LIMIT = 20
+#: A sampled world: every seat's hand, the cards committed this turn (COMMIT
+#: only), and per turn from this one, per seat, the row it takes if it must
+#: (``place_sorted_turn``'s ``row_picks``: -1 the cheapest, else a random row).
+World = tuple[list[list[int]], list[int] | None, list[list[int]]]
 #: Draft: picks searched (the heuristic's favourites, and the lowest and highest card).
 DRAFT_CANDIDATES = 6
 #: Opponents imagined this careless or more play at random: each sampled world
@@ -161,23 +165,30 @@ class SearchStrategy:
 
         careless = min(mixes) >= ALL_RANDOM
 
-        def sample_world(rng: random.Random) -> tuple[list[list[int]], list[int] | None]:
+        n, turns = view.players, len(view.hand) + 1
+        seats = range(n)
+
+        def sample_world(rng: random.Random) -> World:
             hands = unseen.deal(rng)
+            rand = rng.random
             if careless:  # random play is a random order, fixed for every candidate
                 for hand in hands:
                     rng.shuffle(hand)
-                return hands, ([h[0] for h in hands] if commit else None)
-            return hands, (opponents(situation_rows, hands) if commit else None)
+                # and so are the rows they take when a card is below every row
+                picks = [[-1 if s == me else int(rand() * 4) for s in seats] for _ in range(turns)]
+                return hands, ([h[0] for h in hands] if commit else None), picks
+            now = [-1 if s == me or rand() >= mixes[s] else int(rand() * 4) for s in seats]
+            return hands, (opponents(situation_rows, hands) if commit else None), [now]
 
         situation_rows = [list(r) for r in view.rows]
-        in_order = in_order_finisher(pro, self.depth)
 
-        def cost(decision: Decision, world: tuple[list[list[int]], list[int] | None], seed: int) -> float:
-            hands, first = world
+        def cost(decision: Decision, world: World, seed: int) -> float:
+            hands, first, picks = world
             if careless:
-                return score(situation.outcome(decision, hands, first, in_order))
+                in_order = in_order_finisher(pro, self.depth, picks[1:])
+                return score(situation.outcome(decision, hands, first, in_order, picks[0]))
             finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
-            return score(situation.outcome(decision, hands, first, finish))
+            return score(situation.outcome(decision, hands, first, finish, picks[0]))
 
         candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
         estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,
