@@ -330,7 +330,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seatings", choices=SEATINGS, default="rotations",
                    help="play each deal in every rotation of the seats (default), or in every "
                         "distinct arrangement with each seat's random numbers kept when two "
-                        "strategies swap seats: a much tighter comparison of two strategies")
+                        "strategies swap seats (duplicate style; measured, it narrows a comparison "
+                        "only a little: docs/ARENA.md)")
     p.add_argument("--point-limit", type=int, default=66, metavar="N",
                    help="with --games: a game ends after the round a total reaches N (default 66)")
     p.add_argument("--tactic-deck", action="store_true", help="Tactic deck: cards 1 to 10 x players + 4")
