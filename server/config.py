@@ -192,6 +192,8 @@ class ServerConfig:
     chat_max: int = 300  # characters in a chat line
     chat_rate: float = 1.0  # chat lines a second one session may say, on average
     chat_burst: int = 5  # ... and at once; a line over it: error rate_limited, not sent
+    chat_address_rate: float = 3.0  # chat lines a second all sessions of one address may say
+    chat_address_burst: int = 10  # ... and at once
     shutdown_flush: float = 2.0  # at shutdown, time given to clients to receive goodbye
     db: str = ""  # the database (docs/SERVER.md, "Storage"); "": the default file; ":memory:": none
     table: TableSettings = field(default_factory=TableSettings)
@@ -234,6 +236,10 @@ class ServerConfig:
             raise ConfigError("chat_rate must be 0.01 to 1000 lines a second")
         if not 1 <= self.chat_burst <= 1000:
             raise ConfigError("chat_burst must be 1 to 1000 lines")
+        if not 0.01 <= self.chat_address_rate <= 1000.0:
+            raise ConfigError("chat_address_rate must be 0.01 to 1000 lines a second")
+        if not 1 <= self.chat_address_burst <= 1000:
+            raise ConfigError("chat_address_burst must be 1 to 1000 lines")
         if not 1 <= self.rate_limit <= 100_000:
             raise ConfigError("rate_limit must be 1 to 100000 messages a second")
         if not 0.0 <= self.shutdown_flush <= 60.0:

@@ -16,7 +16,7 @@ import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["TokenBucket", "Admission", "Admitted", "FORGIVE", "FEW", "flooding_text"]
+__all__ = ["TokenBucket", "AddressMeters", "Admission", "Admitted", "FORGIVE", "FEW", "flooding_text"]
 
 
 #: seconds after its last cool-down ends before an address's strikes are forgotten
@@ -66,9 +66,54 @@ class TokenBucket:
         self.tokens += 1.0  # give back what take spent
         return (1.0 - self.tokens) / self.rate
 
+    def give_back(self) -> None:
+        """Return the token ``wait`` spent, for a request refused on other grounds."""
+        self.tokens = min(float(self.burst), self.tokens + 1.0)
+
+    def full(self, now: float) -> bool:
+        """Whether the bucket has refilled to its burst (then it can be forgotten)."""
+        return self.tokens + (now - self.stamp) * self.rate >= self.burst
+
     @property
     def abusive(self) -> bool:
         return self.tokens <= -self.burst
+
+
+#: address meters kept before the full (idle) ones are forgotten
+MAX_METERS = 1024
+
+
+class AddressMeters:
+    """A ``TokenBucket`` per client address, for what all of one address's
+    sessions share (chat: 256 sessions from one address must not say 256 lines
+    a second). Meters that have refilled are forgotten once there are many, so
+    memory follows the addresses active now, not every address ever seen.
+
+    >>> meters = AddressMeters(rate=1.0, burst=2)
+    >>> [meters.wait("10.0.0.7", 0.0) for _ in range(3)]
+    [0.0, 0.0, 1.0]
+    >>> meters.wait("10.0.0.8", 0.0), meters.wait("10.0.0.7", 1.0)
+    (0.0, 0.0)
+    """
+
+    __slots__ = ("rate", "burst", "_meters")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._meters: dict[str, TokenBucket] = {}
+
+    def __len__(self) -> int:
+        return len(self._meters)
+
+    def wait(self, address: str, now: float) -> float:
+        """``TokenBucket.wait`` on ``address``'s meter."""
+        meter = self._meters.get(address)
+        if meter is None:
+            if len(self._meters) >= MAX_METERS:
+                self._meters = {a: m for a, m in self._meters.items() if not m.full(now)}
+            meter = self._meters[address] = TokenBucket(self.rate, self.burst, now)
+        return meter.wait(now)
 
 
 @dataclass(frozen=True, slots=True)

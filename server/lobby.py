@@ -20,7 +20,7 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
-from .limits import TokenBucket
+from .limits import AddressMeters, TokenBucket
 from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
 from .storage import AsyncStore, StorageWriteError, hash_token
@@ -54,6 +54,8 @@ class Lobby:
         #: who created each table still open: its session and address (stale entries
         #: are pruned by ``_created_by``)
         self._creators: dict[str, tuple[Session, str | None]] = {}
+        #: the chat meter every session of one address shares
+        self._address_chat = AddressMeters(config.chat_address_rate, config.chat_address_burst)
         self._session_ids = 0
         self.bot_table: Table | None = None
         self.shutting_down = False
@@ -442,15 +444,27 @@ class Lobby:
     def _chat_refusal(self, session: Session) -> str:
         """Why ``session`` may not say one more line now ("" if it may): a line goes to
         everyone in the lobby or at the table, so one client's chat is metered by
-        itself (per session: a new connection does not refill it)."""
+        itself (per session: a new connection does not refill it), and all the
+        sessions of one address share a meter too (many connections from one
+        address do not multiply it)."""
         config, now = self.config, trio.current_time()
         if session.chat_bucket is None:
             session.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
         wait = session.chat_bucket.wait(now)
+        if wait:
+            return (f"you chat too fast: {config.chat_burst} lines at once and "
+                    f"{config.chat_rate:g} a second on average; this line was not sent "
+                    f"(try again in {max(1, math.ceil(wait))} s)")
+        address = session.client.address if session.client is not None else None
+        if address is None:
+            return ""
+        wait = self._address_chat.wait(address, now)
         if not wait:
             return ""
-        return (f"you chat too fast: {config.chat_burst} lines at once and "
-                f"{config.chat_rate:g} a second on average; this line was not sent "
+        session.chat_bucket.give_back()
+        return (f"your address chats too fast: all its connections together may say "
+                f"{config.chat_address_burst} lines at once and {config.chat_address_rate:g} "
+                f"a second on average; this line was not sent "
                 f"(try again in {max(1, math.ceil(wait))} s)")
 
 

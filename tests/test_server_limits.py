@@ -431,6 +431,40 @@ async def test_a_chatter_cannot_flood_the_lobby(autojump_clock):
         nursery.cancel_scope.cancel()
 
 
+async def test_many_connections_from_one_address_share_one_chat_meter(autojump_clock):
+    """Four sessions from one address, each within its own meter (5 lines at once),
+    together say 20 lines: the address's meter (``chat_address_burst``, 10) lets 10
+    through and refuses the rest with ``rate_limited``; a listener hears just those
+    10, someone from another address still chats, and a game elsewhere goes on."""
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config())
+        game = await background(nursery, port)
+        listener = await connect(port, "Lou", "127.0.0.3")
+        chatters = [await connect(port, f"Chatty{i}", "127.0.0.5") for i in range(4)]
+        for i, chatter in enumerate(chatters):
+            await chatter.send_raw(b"".join(
+                chatter.conn.send(P.Chat(id=n, text=f"spam {i}.{n}")) for n in range(1, 6)))
+            await chatter.send(P.Ping(nonce=i))
+            await chatter.expect(lambda m, i=i: isinstance(m, P.Pong) and m.nonce == i)
+        refused = [m for c in chatters for m in c.of_type("error") if m.code == "rate_limited"]
+        assert len(refused) == 10
+        assert all("your address chats too fast" in m.message for m in refused)
+        await listener.send(P.Ping(nonce=9))
+        await listener.expect(lambda m: isinstance(m, P.Pong) and m.nonce == 9)
+        heard = [m.text for m in listener.of_type("chat_message") if m.name.startswith("Chatty")]
+        assert heard == [f"spam {i}.{n}" for i in (0, 1) for n in range(1, 6)]
+        other = await connect(port, "Olga", "127.0.0.4")
+        await other.send(P.Chat(id=1, text="hello, anyone?"))
+        assert (await listener.expect("chat_message")).text == "hello, anyone?"
+        assert not other.of_type("error")
+        await trio.sleep(1.0)  # three lines a second for the whole address
+        await chatters[3].send(P.Chat(id=6, text="back"))
+        assert (await listener.expect("chat_message")).text == "back"
+        assert all(not c.closed and c.goodbye is None for c in chatters)
+        await game.check()
+        nursery.cancel_scope.cancel()
+
+
 # ---------------------------------------------------------------- settings, sans-IO parts
 
 
@@ -445,14 +479,15 @@ def test_the_limit_settings_are_validated_and_documented():
     assert (config.max_per_address, config.frame_timeout) == (8, 5.0)
     for bad in ("max_per_address = 0", "max_unwelcomed = 0", "tables_per_session = 0",
                 "frame_timeout = 0", "flood_cooldown = -1", "flood_cooldown_max = 0.5",
-                "chat_rate = 0", "chat_burst = 0", "reserved_share = 0.6"):
+                "chat_rate = 0", "chat_burst = 0", "chat_address_rate = 0",
+                "chat_address_burst = 0", "reserved_share = 0.6"):
         with pytest.raises(ConfigError):
             load_config_text(bad)
     server_doc = Path(__file__).parent.parent.joinpath("docs", "SERVER.md").read_text()
     for name in ("max_per_address", "max_unwelcomed", "max_unwelcomed_per_address",
                  "tables_per_session", "tables_per_address", "frame_timeout",
                  "flood_cooldown", "flood_cooldown_max", "chat_rate", "chat_burst",
-                 "reserved_share"):
+                 "chat_address_rate", "chat_address_burst", "reserved_share"):
         assert f"| `{name}` |" in server_doc
     for module in (limits, lobby):
         assert doctest.testmod(module).failed == 0
