@@ -9,13 +9,16 @@ path. For each decision it repeatedly
 2. lets every opponent commit this turn's card the way a sensible player
    would (the heuristic's preference with noise), or at random as often as
    that seat is thought to play at random (``OpponentModel``, learnt from
-   the cards each seat played; before any, every seat is thought random);
+   the cards each seat played; before any, every seat is thought random),
+   and a seat playing at random takes a random row when its card is below
+   every row (a sensible one, and this seat, the cheapest);
 3. plays each candidate decision on that same deal and the same random seed,
    and the rest of the round with each seat's mix of play (its own: the
    others' on average). When every seat is thought random (0.95 or more: so
    it is before any card is seen), the deal fixes the order
-   in which every seat plays its hand, so each candidate meets exactly the
-   same opponent cards, and the round is played out on the cheapest loop
+   in which every seat plays its hand and the rows it takes, so each
+   candidate meets exactly the same opponent cards, and the round is played
+   out on the cheapest loop
    (``play_in_order``): about twice the deals of ``mcs`` in the same time;
 
 and keeps the decision with the lowest mean cost. Row choices and Professional ties are searched the same way,
