@@ -113,3 +113,19 @@ def test_a_random_player_is_imagined_taking_any_row() -> None:
     play_in_order(rows, [[45], [2]], told, 10, [[-1, 3]])
     assert cheapest == [0, 3]
     assert told == [0, 13]
+
+
+def test_a_careless_seat_is_imagined_taking_any_row() -> None:
+    """heuristic_play_out: seat 0's cards are below every row. Thought sensible
+    (mix 0) it always takes the cheapest row (71: 1 bullhead); thought careless
+    (mix 1) it takes any of the four, as the random bot does."""
+    rows = [[33], [55], [60], [71]]  # 5, 7, 3 and 1 bullheads
+
+    def taken(mix: float, seed: int) -> int:
+        penalties = [0, 0]
+        heuristic_play_out(rows, [[1, 2], [98, 99]], penalties, random.Random(seed), 1.0,
+                           [mix, 0.0], turns=1)
+        return penalties[0]
+
+    assert {taken(0.0, seed) for seed in range(100)} == {1}
+    assert {taken(1.0, seed) for seed in range(100)} == {1, 3, 5, 7}
