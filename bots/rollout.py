@@ -16,14 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from nimmt.engine import BULLHEADS, ChooseRow, ChooseTie, Commit, Decision, End, Phase, View
-from nimmt.engine.fast import (
-    CardChooser,
-    RowChooser,
-    cheapest_row_index,
-    place_sorted_turn,
-    play_out,
-    resolve_turn,
-)
+from nimmt.engine.fast import CardChooser, place_sorted_turn, play_out, resolve_turn
 
 __all__ = [
     "Situation",
@@ -155,18 +148,6 @@ def _last(row: list[int]) -> int:
     return row[-1]
 
 
-def _picked_row(picks: Sequence[int]) -> RowChooser:
-    """A ``RowChooser`` that follows ``row_picks`` (see ``place_sorted_turn``)."""
-
-    def choose(rows: list[list[int]], card: int, seat: int) -> int:
-        pick = picks[seat]
-        if pick < 0:
-            return cheapest_row_index(rows, card, seat)
-        return sorted(range(len(rows)), key=lambda i: rows[i][-1])[pick]
-
-    return choose
-
-
 def _professional_heuristic(
     rand: Callable[[], float], choice: Callable[[list[int]], int], noise: float, mixes: list[float]
 ) -> CardChooser:
@@ -234,15 +215,11 @@ class Situation:
         hands: list[list[int]],
         first_cards: Sequence[int] | None,
         finish: Finisher,
-        row_picks: Sequence[int] | None = None,
     ) -> list[int]:
         """Bullheads per seat from now to the round's end if this seat decides
         ``decision``. ``hands``: every seat's hand (not modified).
         ``first_cards``: COMMIT only, the card each seat commits this turn
-        (this seat's entry is replaced by the decision's card). ``row_picks``:
-        per seat, the row it takes this turn if its card is below every row, as
-        ``place_sorted_turn`` reads them (-1: the cheapest)."""
-        choose_row = cheapest_row_index if row_picks is None else _picked_row(row_picks)
+        (this seat's entry is replaced by the decision's card)."""
         rows = [list(r) for r in self.rows]
         hands = [list(h) for h in hands]
         penalties = [0] * self.players
@@ -254,7 +231,7 @@ class Situation:
                 card = decision.card if s == me else first_cards[s]
                 hand.remove(card)
                 plays.append((card, s))
-            resolve_turn(rows, plays, penalties, self.professional, choose_row)
+            resolve_turn(rows, plays, penalties, self.professional)
         else:
             if isinstance(decision, ChooseRow):
                 index, at_left = decision.row, False
@@ -273,7 +250,7 @@ class Situation:
             else:
                 raise TypeError(f"cannot simulate {decision!r} here")
             if self.later:
-                resolve_turn(rows, self.later, penalties, self.professional, choose_row)
+                resolve_turn(rows, self.later, penalties, self.professional)
         finish(rows, hands, penalties)
         return penalties
 
@@ -367,14 +344,11 @@ def heuristic_play_out(
         turns -= 1
         base = None
         plays = []
-        picks = [-1] * len(hands)
         for seat in seats:
             hand = hands[seat]
             h = len(hand)
             if h == 1 or rand() < mixes[seat]:
                 plays.append((hand.pop(int(rand() * h)), seat))
-                if h > 1:  # a careless card, and a careless row if it must take one
-                    picks[seat] = int(rand() * 4)
                 continue
             if base is None:  # the turn's row costs, once, if a seat plays sensibly
                 lowcost = min(heads) + 0.5
@@ -401,46 +375,35 @@ def heuristic_play_out(
                         if cost < best_cost:
                             best, best_cost = i, cost
             plays.append((hand.pop(best), seat))
-        place_sorted_turn(plays, lasts, lens, heads, numbers, penalties, picks)
+        place_sorted_turn(plays, lasts, lens, heads, numbers, penalties)
 
 
-def in_order_finisher(
-    professional: bool, turns: int = 10, row_picks: Sequence[Sequence[int]] | None = None
-) -> Finisher:
+def in_order_finisher(professional: bool, turns: int = 10) -> Finisher:
     """Every seat plays its hand in the order given (``hands`` not sorted): for
     random players, hands dealt in a random order are random play, and a
     search can fix that order once per sampled world, so that every
-    candidate meets exactly the same opponent cards (``play_in_order``).
-    ``row_picks``: per turn to come, per seat, as ``place_sorted_turn`` reads
-    them (a random player's rows, fixed with its cards)."""
+    candidate meets exactly the same opponent cards (``play_in_order``)."""
 
     def finish(rows: list[list[int]], hands: list[list[int]], penalties: list[int]) -> None:
         if professional:
             left = min(turns, len(hands[0]))
             for t in range(left):
-                choose = cheapest_row_index if row_picks is None else _picked_row(row_picks[t])
-                resolve_turn(rows, [(hand[t], s) for s, hand in enumerate(hands)], penalties,
-                             True, choose)
+                resolve_turn(rows, [(hand[t], s) for s, hand in enumerate(hands)], penalties, True)
             for hand in hands:
                 del hand[:left]
         else:
-            play_in_order(rows, hands, penalties, turns, row_picks)
+            play_in_order(rows, hands, penalties, turns)
 
     return finish
 
 
 def play_in_order(
-    rows: list[list[int]],
-    hands: list[list[int]],
-    penalties: list[int],
-    turns: int = 10,
-    row_picks: Sequence[Sequence[int]] | None = None,
+    rows: list[list[int]], hands: list[list[int]], penalties: list[int], turns: int = 10
 ) -> None:
     """Base rules: each turn every seat plays the next card of its hand (in the
     hand's order), resolved as ``resolve_turn`` does, on the row summary that
-    ``heuristic_play_out`` uses (``row_picks``: per turn, per seat, as
-    ``place_sorted_turn`` reads them; by default every seat takes the cheapest
-    row). ``rows`` is left as it was; the cards played are removed from ``hands``."""
+    ``heuristic_play_out`` uses. ``rows`` is left as it was; the cards played
+    are removed from ``hands``."""
     starts = sorted(range(4), key=lambda i: rows[i][-1])
     lasts = [rows[i][-1] for i in starts]
     numbers = list(starts)
@@ -450,6 +413,6 @@ def play_in_order(
     seats = range(len(hands))
     for t in range(left):
         place_sorted_turn([(hands[s][t], s) for s in seats], lasts, lens, heads, numbers,
-                          penalties, row_picks[t] if row_picks is not None else None)
+                          penalties)
     for hand in hands:
         del hand[:left]

@@ -9,16 +9,13 @@ path. For each decision it repeatedly
 2. lets every opponent commit this turn's card the way a sensible player
    would (the heuristic's preference with noise), or at random as often as
    that seat is thought to play at random (``OpponentModel``, learnt from
-   the cards each seat played; before any, every seat is thought random),
-   and a seat playing at random takes a random row when its card is below
-   every row (a sensible one, and this seat, the cheapest);
+   the cards each seat played; before any, every seat is thought random);
 3. plays each candidate decision on that same deal and the same random seed,
    and the rest of the round with each seat's mix of play (its own: the
    others' on average). When every seat is thought random (0.95 or more: so
    it is before any card is seen), the deal fixes the order
-   in which every seat plays its hand and the rows it takes, so each
-   candidate meets exactly the same opponent cards, and the round is played
-   out on the cheapest loop
+   in which every seat plays its hand, so each candidate meets exactly the
+   same opponent cards, and the round is played out on the cheapest loop
    (``play_in_order``): about twice the deals of ``mcs`` in the same time;
 
 and keeps the decision with the lowest mean cost. Row choices and Professional ties are searched the same way,
@@ -64,10 +61,6 @@ __all__ = ["SearchStrategy"]
 BEHIND_COST = 8.0
 #: A total this close to the point limit makes the round possibly the last.
 NEAR_LIMIT = 20
-#: A sampled world: every seat's hand, the cards committed this turn (COMMIT
-#: only), and per turn from this one, per seat, the row it takes if it must
-#: (``place_sorted_turn``'s ``row_picks``: -1 the cheapest, else a random row).
-World = tuple[list[list[int]], list[int] | None, list[list[int]]]
 #: Draft: picks searched (the heuristic's favourites, and the lowest and highest card).
 DRAFT_CANDIDATES = 6
 #: Opponents imagined this careless or more play at random: each sampled world
@@ -168,30 +161,23 @@ class SearchStrategy:
 
         careless = min(mixes) >= ALL_RANDOM
 
-        n, turns = view.players, len(view.hand) + 1
-        seats = range(n)
-
-        def sample_world(rng: random.Random) -> World:
+        def sample_world(rng: random.Random) -> tuple[list[list[int]], list[int] | None]:
             hands = unseen.deal(rng)
-            rand = rng.random
             if careless:  # random play is a random order, fixed for every candidate
                 for hand in hands:
                     rng.shuffle(hand)
-                # and so are the rows they take when a card is below every row
-                picks = [[-1 if s == me else int(rand() * 4) for s in seats] for _ in range(turns)]
-                return hands, ([h[0] for h in hands] if commit else None), picks
-            now = [-1 if s == me or rand() >= mixes[s] else int(rand() * 4) for s in seats]
-            return hands, (opponents(situation_rows, hands) if commit else None), [now]
+                return hands, ([h[0] for h in hands] if commit else None)
+            return hands, (opponents(situation_rows, hands) if commit else None)
 
         situation_rows = [list(r) for r in view.rows]
+        in_order = in_order_finisher(pro, self.depth)
 
-        def cost(decision: Decision, world: World, seed: int) -> float:
-            hands, first, picks = world
+        def cost(decision: Decision, world: tuple[list[list[int]], list[int] | None], seed: int) -> float:
+            hands, first = world
             if careless:
-                in_order = in_order_finisher(pro, self.depth, picks[1:])
-                return score(situation.outcome(decision, hands, first, in_order, picks[0]))
+                return score(situation.outcome(decision, hands, first, in_order))
             finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
-            return score(situation.outcome(decision, hands, first, finish, picks[0]))
+            return score(situation.outcome(decision, hands, first, finish))
 
         candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
         estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,

@@ -191,18 +191,12 @@ def random_round(
 
 
 def place_sorted_turn(plays: list[tuple[int, int]], lasts: list[int], lengths: list[int],
-                      heads: list[int], row_numbers: list[int], penalties: list[int],
-                      row_picks: Sequence[int] | None = None) -> None:
+                      heads: list[int], row_numbers: list[int], penalties: list[int]) -> None:
     """Place one base-game turn's ``(card, seat)`` plays, lowest card first, on rows
     kept sorted by their last card: ``lasts``, with each row's length, bullheads
     and number (for ties: the cheapest row with the lowest number is taken by a
     card below every row, which then starts the front row). Updates the lists and
-    ``penalties`` in place; sorts ``plays``.
-
-    ``row_picks`` (one per seat) overrides that choice for a seat whose card is
-    below every row: 0 to 3 takes the row in that place in the order of last
-    cards (how a player who picks a row at random is simulated); -1 keeps the
-    cheapest."""
+    ``penalties`` in place; sorts ``plays``."""
     plays.sort()
     for card, seat in plays:
         i = bisect(lasts, card) - 1
@@ -216,11 +210,9 @@ def place_sorted_turn(plays: list[tuple[int, int]], lasts: list[int], lengths: l
                 heads[i] += _B[card]
             lasts[i] = card
         else:
-            i = row_picks[seat] if row_picks is not None else -1
-            if i < 0:
-                cheapest = min(heads)
-                i = min((n, j) for j, n in enumerate(row_numbers) if heads[j] == cheapest)[1]
-            penalties[seat] += heads[i]
+            cheapest = min(heads)
+            i = min((n, j) for j, n in enumerate(row_numbers) if heads[j] == cheapest)[1]
+            penalties[seat] += cheapest
             number = row_numbers[i]
             del lasts[i], lengths[i], heads[i], row_numbers[i]
             lasts.insert(0, card)
