@@ -103,9 +103,6 @@ class AddressMeters:
         self.burst = burst
         self._meters: dict[str, TokenBucket] = {}
 
-    def __len__(self) -> int:
-        return len(self._meters)
-
     def wait(self, address: str, now: float) -> float:
         """``TokenBucket.wait`` on ``address``'s meter."""
         meter = self._meters.get(address)
