@@ -28,6 +28,8 @@ __all__ = [
     "heuristic_play_out",
     "in_order_finisher",
     "play_in_order",
+    "SortedRows",
+    "play_sequences",
     "DraftSituation",
     "draft_order",
     "draft_key",
@@ -404,15 +406,42 @@ def play_in_order(
     hand's order), resolved as ``resolve_turn`` does, on the row summary that
     ``heuristic_play_out`` uses. ``rows`` is left as it was; the cards played
     are removed from ``hands``."""
-    starts = sorted(range(4), key=lambda i: rows[i][-1])
-    lasts = [rows[i][-1] for i in starts]
-    numbers = list(starts)
-    lens = [len(rows[i]) for i in starts]
-    heads = [sum(_B[c] for c in rows[i]) for i in starts]
     left = min(turns, len(hands[0]))
-    seats = range(len(hands))
-    for t in range(left):
-        place_sorted_turn([(hands[s][t], s) for s in seats], lasts, lens, heads, numbers,
-                          penalties)
+    for seat, taken in enumerate(play_sequences(SortedRows.of(rows), hands, left)):
+        penalties[seat] += taken
     for hand in hands:
         del hand[:left]
+
+
+@dataclass(frozen=True, slots=True)
+class SortedRows:
+    """Base-rule rows as the fast loops keep them: ordered by their last card,
+    with each row's length, bullheads and number (``place_sorted_turn``)."""
+
+    lasts: tuple[int, ...]
+    lengths: tuple[int, ...]
+    heads: tuple[int, ...]
+    numbers: tuple[int, ...]
+
+    @classmethod
+    def of(cls, rows: Sequence[Sequence[int]]) -> SortedRows:
+        starts = sorted(range(4), key=lambda i: rows[i][-1])
+        return cls(tuple(rows[i][-1] for i in starts), tuple(len(rows[i]) for i in starts),
+                   tuple(sum(_B[c] for c in rows[i]) for i in starts), tuple(starts))
+
+
+def play_sequences(start: SortedRows, sequences: Sequence[Sequence[int]], turns: int) -> list[int]:
+    """Base rules, from the rows ``start``: at turn ``t`` every seat plays
+    ``sequences[seat][t]``, for ``turns`` turns. The bullheads each seat took
+    (``sequences`` is not changed): a searching bot scores every candidate
+    card on the same sequences of the others without copying them."""
+    lasts = list(start.lasts)
+    lengths = list(start.lengths)
+    heads = list(start.heads)
+    numbers = list(start.numbers)
+    penalties = [0] * len(sequences)
+    seats = range(len(sequences))
+    for t in range(turns):
+        place_sorted_turn([(sequences[s][t], s) for s in seats], lasts, lengths, heads, numbers,
+                          penalties)
+    return penalties

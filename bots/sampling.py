@@ -70,15 +70,21 @@ class Unseen:
             )
         return cls(seat, n, size, tuple(hands), pool)
 
-    def deal(self, rng: random.Random) -> list[list[int]]:
+    def deal(self, rng: random.Random, shuffled: bool = False) -> list[list[int]]:
         """Every seat's hand, ascending: the known ones as they are, the others
-        dealt at random."""
+        dealt at random. ``shuffled``: every hand in a random order instead
+        (the order a random player would play it in)."""
         unknown = [s for s, h in enumerate(self.hands) if h is None]
         size = self.hand_size
         cards = rng.sample(self.pool, len(unknown) * size) if unknown else []
         hands = [list(h) if h is not None else [] for h in self.hands]
         for i, s in enumerate(unknown):
-            hands[s] = sorted(cards[i * size : (i + 1) * size])
+            hand = cards[i * size : (i + 1) * size]  # a random sample is in random order
+            hands[s] = hand if shuffled else sorted(hand)
+        if shuffled:
+            for s, known in enumerate(self.hands):
+                if known is not None:
+                    rng.shuffle(hands[s])
         return hands
 
 

@@ -18,7 +18,10 @@ path. For each decision it repeatedly
    same opponent cards, and the round is played out on the cheapest loop
    (``play_in_order``): about twice the deals of ``mcs`` in the same time;
 
-and keeps the decision with the lowest mean cost. Row choices and Professional ties are searched the same way,
+and keeps the decision with the lowest mean cost. The time is spent in phases
+(sequential halving, ``halving=0`` turns it off): after each, the worse half
+of the candidates drops out, so the close ones are scored on several times
+the deals. Row choices and Professional ties are searched the same way,
 with this turn's revealed cards still to be placed in view; Draft picks
 simulate the rest of the draft and the round. It stops on the clock, not on a
 sample count: it decides within ``ms`` milliseconds (default 100), and falls
@@ -48,10 +51,12 @@ from .opponents import OpponentModel
 from .rollout import (
     DraftSituation,
     Situation,
+    SortedRows,
     draft_key,
     heuristic_chooser,
     heuristic_finisher,
     in_order_finisher,
+    play_sequences,
 )
 from .sampling import InconsistentView, Unseen
 
@@ -79,6 +84,7 @@ class SearchStrategy:
         mix: float | None = None,
         samples: int | None = None,
         depth: int = 10,
+        halving: bool | int = True,
     ) -> None:
         if not isinstance(ms, int | float) or not 0 < ms <= 60_000:
             raise ValueError(f"ms must be a number of milliseconds, 0 < ms <= 60000, not {ms!r}")
@@ -90,8 +96,11 @@ class SearchStrategy:
             raise ValueError(f"samples must be a whole number of at least 1, not {samples!r}")
         if type(depth) is not int or not 1 <= depth <= 10:
             raise ValueError(f"depth must be 1 to 10 turns, not {depth!r}")
+        if halving not in (0, 1):
+            raise ValueError(f"halving must be 1 (on) or 0 (off), not {halving!r}")
         self.samples = samples
         self.depth = depth
+        self.halving = bool(halving)
         self.ms = float(ms)
         self.noise = float(noise)
         self.mix = float(mix) if mix is not None else None
@@ -103,6 +112,7 @@ class SearchStrategy:
         extra = f", mix={self.mix!r}" if self.mix is not None else ""
         extra += f", samples={self.samples!r}" if self.samples is not None else ""
         extra += f", depth={self.depth!r}" if self.depth != 10 else ""
+        extra += ", halving=False" if not self.halving else ""
         return f"SearchStrategy(ms={self.ms!r}, noise={self.noise!r}{extra})"
 
     def decide(self, view: View) -> Decision:
@@ -162,18 +172,26 @@ class SearchStrategy:
         careless = min(mixes) >= ALL_RANDOM
 
         def sample_world(rng: random.Random) -> tuple[list[list[int]], list[int] | None]:
-            hands = unseen.deal(rng)
             if careless:  # random play is a random order, fixed for every candidate
-                for hand in hands:
-                    rng.shuffle(hand)
+                hands = unseen.deal(rng, shuffled=True)
                 return hands, ([h[0] for h in hands] if commit else None)
+            hands = unseen.deal(rng)
             return hands, (opponents(situation_rows, hands) if commit else None)
 
         situation_rows = [list(r) for r in view.rows]
         in_order = in_order_finisher(pro, self.depth)
+        # careless table, base rules, a card to commit: every candidate card is
+        # played on the same sequences of the others' cards, without copies
+        start = SortedRows.of(view.rows) if careless and commit and not pro else None
+        turns = min(len(view.hand), 1 + self.depth)
 
         def cost(decision: Decision, world: tuple[list[list[int]], list[int] | None], seed: int) -> float:
             hands, first = world
+            if start is not None:
+                card = decision.card  # type: ignore[attr-defined]
+                sequences = list(hands)
+                sequences[me] = [card, *(c for c in hands[me] if c != card)]
+                return score(play_sequences(start, sequences, turns))
             if careless:
                 return score(situation.outcome(decision, hands, first, in_order))
             finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
@@ -181,7 +199,7 @@ class SearchStrategy:
 
         candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
         estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,
-                               samples=self.samples)
+                               samples=self.samples, halving=self.halving)
         return estimate.best if estimate.samples else None
 
     def _draft(self, view: View, deadline: float) -> Decision | None:
@@ -199,7 +217,7 @@ class SearchStrategy:
             return draft.outcome(card, r, heuristic_finisher(r, self.noise, mixes, pro), 0.3)[me]
 
         estimate = monte_carlo(cards, lambda rng: None, cost, self._rng, deadline=deadline,
-                               samples=self.samples)
+                               samples=self.samples, halving=self.halving)
         return DraftPick(me, estimate.best) if estimate.samples else None
 
 
