@@ -8,7 +8,16 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nimmt.bots.rollout import Situation, heuristic_chooser, heuristic_play_out, play_in_order
+from nimmt.bots.rollout import (
+    Situation,
+    SortedRows,
+    heuristic_chooser,
+    heuristic_play_out,
+    in_order_finisher,
+    play_in_order,
+    play_sequences,
+)
+from nimmt.bots.sampling import Unseen
 from nimmt.engine import ChooseRow, Commit, Game, Options, Phase
 from nimmt.engine.fast import play_out
 
@@ -69,3 +78,29 @@ def test_play_in_order_matches_play_out(players: int, size: int, seed: int) -> N
     assert got == expected
     assert left == [[] for _ in range(players)]
     assert rows == [[c] for c in cards[-4:]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 10), st.integers(0, 2**32))
+def test_play_sequences_scores_a_commit_as_situation_outcome_does(players: int, seed: int) -> None:
+    """What search does at a careless table: each candidate card first, then
+    the rest of the seat's hand in the sampled order, on sequences it does not
+    copy. The same bullheads, for every card, as ``Situation.outcome`` with
+    the in-order finisher (itself checked against play_out above)."""
+    rng = random.Random(seed)
+    game = Game(Options(players=players, rounds=1), seed=seed)
+    while game.view(0).turn < rng.randint(1, 9):  # somewhere in the round, at random
+        for s in sorted(game.pending.seats):
+            game.apply(rng.choice(game.legal_decisions(s)))
+    view = game.view(0)
+    situation = Situation.of(view)
+    hands = Unseen.of(view).deal(rng, shuffled=True)
+    before = [list(h) for h in hands]
+    start = SortedRows.of(view.rows)
+    for card in view.hand:
+        expected = situation.outcome(Commit(0, card), hands, [h[0] for h in hands],
+                                     in_order_finisher(False))
+        sequences = list(hands)
+        sequences[0] = [card, *(c for c in hands[0] if c != card)]
+        assert play_sequences(start, sequences, len(view.hand)) == expected
+    assert hands == before

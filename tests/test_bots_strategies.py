@@ -215,6 +215,22 @@ def test_sampled_deals_agree_with_the_view(variant: dict) -> None:
             assert sorted(dealt) == sorted(c for s, h in enumerate(true_hands) if s != seat for c in h)
 
 
+def test_a_shuffled_deal_holds_the_same_cards_in_random_order() -> None:
+    """Search's careless tables take a random player's order from the deal."""
+    game = Game(Options(players=5, rounds=1), seed=2)
+    unseen = Unseen.of(game.view(1))
+    unsorted = 0
+    for seed in range(20):
+        plain = unseen.deal(random.Random(seed))
+        shuffled = unseen.deal(random.Random(seed), shuffled=True)
+        assert sorted(shuffled[1]) == plain[1] == list(game.view(1).hand)
+        dealt = [c for h in shuffled for c in h]
+        assert len(dealt) == len(set(dealt)) == 50
+        assert set(dealt) - set(shuffled[1]) <= set(unseen.pool)
+        unsorted += sum(1 for h in shuffled if h != sorted(h))
+    assert unsorted >= 90  # a hand of 10 comes out sorted once in 3.6 million
+
+
 def test_search_sees_only_the_view() -> None:
     """Two games that differ only in cards seat 0 cannot see give seat 0 the
     same view, and a seeded search makes the same decision in both."""
@@ -246,6 +262,46 @@ def test_monte_carlo_stops_on_the_deadline_not_on_a_count() -> None:
     assert estimate.samples >= 15  # it used the time
 
 
+def test_halving_spends_the_time_on_the_close_candidates() -> None:
+    """Eight candidates, three phases: the worst half drops out after each, so
+    the best is scored on far more worlds than the worst, and on the clock."""
+    now = [0.0]
+    scored: Counter[int] = Counter()
+
+    def clock() -> float:
+        return now[0]
+
+    def cost(candidate: int, world: float, seed: int) -> float:
+        now[0] += 0.001
+        scored[candidate] += 1
+        return candidate + world  # the world's luck is common to every candidate
+
+    candidates = [5, 3, 8, 1, 4, 2, 7, 6]
+    estimate = monte_carlo(candidates, lambda rng: rng.uniform(-5, 5), cost, random.Random(1),
+                           deadline=0.120, clock=clock, halving=True)
+    assert estimate.best == 1
+    assert now[0] <= 0.120 + 0.001
+    assert scored[1] > 3 * scored[8] > 0
+    assert scored[1] == scored[2]  # the last two were scored on the same worlds
+    assert set(estimate.means) == set(candidates)
+    # by count: the same number of worlds, split over the phases
+    assert monte_carlo(candidates, lambda rng: 0.0, lambda c, w, s: c, random.Random(1),
+                       samples=30, halving=True).samples == 30
+
+
+def test_halving_never_drops_the_best_of_two_close_candidates_on_common_luck() -> None:
+    """With common random numbers a small, steady difference survives the
+    halving: 0.1 apart under luck of +-20, every time."""
+    def cost(candidate: float, world: float, seed: int) -> float:
+        return candidate + world
+
+    candidates = [0.5, 0.1, 0.6, 0.0, 0.7, 0.9, 0.8, 0.4]
+    for seed in range(20):
+        estimate = monte_carlo(candidates, lambda rng: rng.uniform(-20, 20), cost,
+                               random.Random(seed), samples=12, halving=True)
+        assert estimate.best == 0.0
+
+
 def test_search_decides_within_its_budget() -> None:
     """Wall time of every decision of a round at 10 players (the slowest
     case). The budget is 30 ms; the test allows 2x for a busy machine."""
@@ -273,6 +329,9 @@ def test_make_strategy_by_name_with_parameters() -> None:
     mcs = make_strategy("mcs:ms=15")
     assert isinstance(mcs, MonteCarloStrategy) and mcs.ms == 15
     assert isinstance(make_strategy("heuristic"), HeuristicStrategy)
+    flat = make_strategy("search:halving=0")
+    assert not flat.halving and repr(flat) == "SearchStrategy(ms=100.0, noise=1.0, halving=False)"
+    assert make_strategy("search").halving
 
 
 def test_make_strategy_seed_makes_it_reproducible() -> None:
@@ -294,6 +353,7 @@ def test_make_strategy_seed_makes_it_reproducible() -> None:
         ("mcs:samples=2.5", BadParameter, "mcs:samples must be a whole number"),
         ("search:ms=-5", BadParameter, "ms must be a number of milliseconds"),
         ("mcs:samples=0", BadParameter, "samples must be a whole number of at least 1"),
+        ("search:halving=2", BadParameter, "halving must be 1 .on. or 0 .off."),
     ],
 )
 def test_make_strategy_errors_say_what_was_wrong(spec: str, error: type, words: str) -> None:
