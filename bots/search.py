@@ -16,7 +16,8 @@ path. For each decision it repeatedly
    it is before any card is seen), the deal fixes the order
    in which every seat plays its hand, so each candidate meets exactly the
    same opponent cards, and the round is played out on the cheapest loop
-   (``play_in_order``): about twice the deals of ``mcs`` in the same time;
+   (``play_sequences`` for a card to commit, ``play_in_order`` after a row
+   choice): about twice the deals of ``mcs`` in the same time;
 
 and keeps the decision with the lowest mean cost. The time is spent in phases
 (sequential halving, ``halving=0`` turns it off): after each, the worse half
