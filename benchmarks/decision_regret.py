@@ -98,7 +98,7 @@ def main() -> None:
     turns = statistics.mean(v.turn for v in views)
     print(f"{len(views)} decisions (mean turn {turns:.1f}), references of {args.reference} deals")
     for ms in (float(x) for x in args.ms.split(",")):
-        specs = [f"mcs:ms={ms:g}", f"search:ms={ms:g},halving=0", f"search:ms={ms:g}"]
+        specs = [f"mcs:ms={ms:g}", f"search:ms={ms:g}", f"search:ms={ms:g},halving=1"]
         regret: dict[str, list[float]] = {spec: [] for spec in specs}
         for repeat in range(args.repeats):
             for i, (view, reference) in enumerate(zip(views, references)):
@@ -112,7 +112,7 @@ def main() -> None:
             line = f"  {spec:28} {interval(regret[spec])}"
             if spec != specs[-1]:
                 gap = [a - b for a, b in zip(regret[spec], regret[specs[-1]])]
-                line += f"   minus search's: {interval(gap)}"
+                line += f"   minus the last: {interval(gap)}"
             print(line)
 
 

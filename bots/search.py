@@ -19,10 +19,12 @@ path. For each decision it repeatedly
    (``play_sequences`` for a card to commit, ``play_in_order`` after a row
    choice): about twice the deals of ``mcs`` in the same time;
 
-and keeps the decision with the lowest mean cost. The time is spent in phases
-(sequential halving, ``halving=0`` turns it off): after each, the worse half
-of the candidates drops out, so the close ones are scored on several times
-the deals. Row choices and Professional ties are searched the same way,
+and keeps the decision with the lowest mean cost. With ``halving=1`` the time
+is spent in phases (sequential halving): after each, the worse half of the
+candidates drops out, so the close ones are scored on several times the
+deals; measured, it did no better than the flat search (benchmarks/README.md),
+so it is off by default.
+Row choices and Professional ties are searched the same way,
 with this turn's revealed cards still to be placed in view; Draft picks
 simulate the rest of the draft and the round. It stops on the clock, not on a
 sample count: it decides within ``ms`` milliseconds (default 100), and falls
@@ -85,7 +87,7 @@ class SearchStrategy:
         mix: float | None = None,
         samples: int | None = None,
         depth: int = 10,
-        halving: bool | int = True,
+        halving: bool | int = False,
     ) -> None:
         if not isinstance(ms, int | float) or not 0 < ms <= 60_000:
             raise ValueError(f"ms must be a number of milliseconds, 0 < ms <= 60000, not {ms!r}")
@@ -113,7 +115,7 @@ class SearchStrategy:
         extra = f", mix={self.mix!r}" if self.mix is not None else ""
         extra += f", samples={self.samples!r}" if self.samples is not None else ""
         extra += f", depth={self.depth!r}" if self.depth != 10 else ""
-        extra += ", halving=False" if not self.halving else ""
+        extra += ", halving=True" if self.halving else ""
         return f"SearchStrategy(ms={self.ms!r}, noise={self.noise!r}{extra})"
 
     def decide(self, view: View) -> Decision:

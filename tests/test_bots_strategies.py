@@ -329,9 +329,9 @@ def test_make_strategy_by_name_with_parameters() -> None:
     mcs = make_strategy("mcs:ms=15")
     assert isinstance(mcs, MonteCarloStrategy) and mcs.ms == 15
     assert isinstance(make_strategy("heuristic"), HeuristicStrategy)
-    flat = make_strategy("search:halving=0")
-    assert not flat.halving and repr(flat) == "SearchStrategy(ms=100.0, noise=1.0, halving=False)"
-    assert make_strategy("search").halving
+    halving = make_strategy("search:halving=1")
+    assert halving.halving and repr(halving) == "SearchStrategy(ms=100.0, noise=1.0, halving=True)"
+    assert not make_strategy("search").halving
 
 
 def test_make_strategy_seed_makes_it_reproducible() -> None:
