@@ -36,7 +36,7 @@ import statistics
 
 from nimmt.bots import HeuristicStrategy, RandomStrategy, make_strategy
 from nimmt.bots.montecarlo import monte_carlo
-from nimmt.bots.rollout import SortedRows, play_sequences
+from nimmt.bots.rollout import SortedRows, play_card_first
 from nimmt.bots.sampling import Unseen
 from nimmt.engine import Commit, Game, Options, Phase, View
 
@@ -69,9 +69,7 @@ def reference_means(view: View, deals: int, seed: int) -> dict[int, float]:
     turns = len(view.hand)
 
     def cost(card: int, hands: list[list[int]], rollout_seed: int) -> float:
-        sequences = list(hands)
-        sequences[me] = [card, *(c for c in hands[me] if c != card)]
-        return play_sequences(start, sequences, turns)[me]
+        return play_card_first(start, hands, me, card, turns)[me]
 
     estimate = monte_carlo(list(view.hand), lambda rng: unseen.deal(rng, shuffled=True), cost,
                            random.Random(seed), samples=deals)

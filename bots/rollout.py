@@ -30,6 +30,7 @@ __all__ = [
     "play_in_order",
     "SortedRows",
     "play_sequences",
+    "play_card_first",
     "DraftSituation",
     "draft_order",
     "draft_key",
@@ -445,3 +446,13 @@ def play_sequences(start: SortedRows, sequences: Sequence[Sequence[int]], turns:
         place_sorted_turn([(sequences[s][t], s) for s in seats], lasts, lengths, heads, numbers,
                           penalties)
     return penalties
+
+
+def play_card_first(start: SortedRows, hands: Sequence[Sequence[int]], seat: int, card: int,
+                    turns: int) -> list[int]:
+    """``play_sequences`` where ``seat`` plays ``card`` now and then the rest of
+    its hand in the hand's order: a candidate card to commit at a table whose
+    hands are dealt in a random order. ``hands`` is not changed."""
+    sequences = list(hands)
+    sequences[seat] = [card, *(c for c in hands[seat] if c != card)]
+    return play_sequences(start, sequences, turns)

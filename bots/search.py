@@ -59,7 +59,7 @@ from .rollout import (
     heuristic_chooser,
     heuristic_finisher,
     in_order_finisher,
-    play_sequences,
+    play_card_first,
 )
 from .sampling import InconsistentView, Unseen
 
@@ -192,9 +192,7 @@ class SearchStrategy:
             hands, first = world
             if start is not None:
                 card = decision.card  # type: ignore[attr-defined]
-                sequences = list(hands)
-                sequences[me] = [card, *(c for c in hands[me] if c != card)]
-                return score(play_sequences(start, sequences, turns))
+                return score(play_card_first(start, hands, me, card, turns))
             if careless:
                 return score(situation.outcome(decision, hands, first, in_order))
             finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)

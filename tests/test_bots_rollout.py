@@ -14,8 +14,8 @@ from nimmt.bots.rollout import (
     heuristic_chooser,
     heuristic_play_out,
     in_order_finisher,
+    play_card_first,
     play_in_order,
-    play_sequences,
 )
 from nimmt.bots.sampling import Unseen
 from nimmt.engine import ChooseRow, Commit, Game, Options, Phase
@@ -82,7 +82,7 @@ def test_play_in_order_matches_play_out(players: int, size: int, seed: int) -> N
 
 @settings(max_examples=100, deadline=None)
 @given(st.integers(2, 10), st.integers(0, 2**32))
-def test_play_sequences_scores_a_commit_as_situation_outcome_does(players: int, seed: int) -> None:
+def test_play_card_first_scores_a_commit_as_situation_outcome_does(players: int, seed: int) -> None:
     """What search does at a careless table: each candidate card first, then
     the rest of the seat's hand in the sampled order, on sequences it does not
     copy. The same bullheads, for every card, as ``Situation.outcome`` with
@@ -100,7 +100,5 @@ def test_play_sequences_scores_a_commit_as_situation_outcome_does(players: int, 
     for card in view.hand:
         expected = situation.outcome(Commit(0, card), hands, [h[0] for h in hands],
                                      in_order_finisher(False))
-        sequences = list(hands)
-        sequences[0] = [card, *(c for c in hands[0] if c != card)]
-        assert play_sequences(start, sequences, len(view.hand)) == expected
+        assert play_card_first(start, hands, 0, card, len(view.hand)) == expected
     assert hands == before
