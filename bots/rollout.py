@@ -31,7 +31,6 @@ __all__ = [
     "SortedRows",
     "play_sequences",
     "play_card_first",
-    "play_card_first_sensibly",
     "DraftSituation",
     "draft_order",
     "draft_key",
@@ -457,42 +456,3 @@ def play_card_first(start: SortedRows, hands: Sequence[Sequence[int]], seat: int
     sequences = list(hands)
     sequences[seat] = [card, *(c for c in hands[seat] if c != card)]
     return play_sequences(start, sequences, turns)
-
-
-def play_card_first_sensibly(start: SortedRows, hands: Sequence[Sequence[int]], seat: int,
-                             card: int, turns: int) -> list[int]:
-    """``play_card_first``, but ``seat`` plays its later cards as the heuristic
-    would (the card least likely to take a row, on the rows as they are then,
-    without noise) while the others play their hands in order: a searching
-    bot imagining itself playing sensibly at a table of random players.
-    ``hands`` is not changed."""
-    lasts = list(start.lasts)
-    lengths = list(start.lengths)
-    heads = list(start.heads)
-    numbers = list(start.numbers)
-    penalties = [0] * len(hands)
-    mine = sorted(c for c in hands[seat] if c != card)
-    others = [s for s in range(len(hands)) if s != seat]
-    for t in range(turns):
-        if t:  # the heuristic's card (as heuristic_chooser without noise)
-            h = len(mine)
-            best, best_cost = 0, 1e9
-            if mine[0] < lasts[0]:
-                best_cost = min(heads) + 0.5
-            for j in range(4):
-                i = bisect(mine, lasts[j])
-                if i < h:
-                    c = mine[i]
-                    if j == 3 or c < lasts[j + 1]:
-                        n = lengths[j]
-                        if n == 5:
-                            cost = heads[j] + 0.5
-                        else:
-                            cost = n * n * heads[j] * 0.02 + (c - lasts[j]) * 0.005
-                        if cost < best_cost:
-                            best, best_cost = i, cost
-            card = mine.pop(best)
-        plays = [(hands[s][t], s) for s in others]
-        plays.append((card, seat))
-        place_sorted_turn(plays, lasts, lengths, heads, numbers, penalties)
-    return penalties

@@ -17,10 +17,7 @@ path. For each decision it repeatedly
    in which every seat plays its hand, so each candidate meets exactly the
    same opponent cards, and the round is played out on the cheapest loop
    (``play_sequences`` for a card to commit, ``play_in_order`` after a row
-   choice): about twice the deals of ``mcs`` in the same time. (``own=1``:
-   for a card to commit there, this seat's own later cards are chosen as
-   the heuristic would, ``play_card_first_sensibly``; measured worse than
-   the deal's random order, so off by default);
+   choice): about twice the deals of ``mcs`` in the same time;
 
 and keeps the decision with the lowest mean cost. With ``halving=1`` the time
 is spent in phases (sequential halving): after each, the worse half of the
@@ -63,7 +60,6 @@ from .rollout import (
     heuristic_finisher,
     in_order_finisher,
     play_card_first,
-    play_card_first_sensibly,
 )
 from .sampling import InconsistentView, Unseen
 
@@ -92,7 +88,6 @@ class SearchStrategy:
         samples: int | None = None,
         depth: int = 10,
         halving: bool | int = False,
-        own: bool | int = False,
     ) -> None:
         if not isinstance(ms, int | float) or not 0 < ms <= 60_000:
             raise ValueError(f"ms must be a number of milliseconds, 0 < ms <= 60000, not {ms!r}")
@@ -106,9 +101,6 @@ class SearchStrategy:
             raise ValueError(f"depth must be 1 to 10 turns, not {depth!r}")
         if halving not in (0, 1):
             raise ValueError(f"halving must be 1 (on) or 0 (off), not {halving!r}")
-        if own not in (0, 1):
-            raise ValueError(f"own must be 1 (sensible) or 0 (random), not {own!r}")
-        self.own = bool(own)
         self.samples = samples
         self.depth = depth
         self.halving = bool(halving)
@@ -124,7 +116,6 @@ class SearchStrategy:
         extra += f", samples={self.samples!r}" if self.samples is not None else ""
         extra += f", depth={self.depth!r}" if self.depth != 10 else ""
         extra += ", halving=True" if self.halving else ""
-        extra += ", own=True" if self.own else ""
         return f"SearchStrategy(ms={self.ms!r}, noise={self.noise!r}{extra})"
 
     def decide(self, view: View) -> Decision:
@@ -201,8 +192,6 @@ class SearchStrategy:
             hands, first = world
             if start is not None:
                 card = decision.card  # type: ignore[attr-defined]
-                if self.own:
-                    return score(play_card_first_sensibly(start, hands, me, card, turns))
                 return score(play_card_first(start, hands, me, card, turns))
             if careless:
                 return score(situation.outcome(decision, hands, first, in_order))

@@ -15,12 +15,11 @@ from nimmt.bots.rollout import (
     heuristic_play_out,
     in_order_finisher,
     play_card_first,
-    play_card_first_sensibly,
     play_in_order,
 )
 from nimmt.bots.sampling import Unseen
 from nimmt.engine import ChooseRow, Commit, Game, Options, Phase
-from nimmt.engine.fast import play_out, resolve_turn
+from nimmt.engine.fast import play_out
 
 
 @settings(max_examples=300, deadline=None)
@@ -102,35 +101,4 @@ def test_play_card_first_scores_a_commit_as_situation_outcome_does(players: int,
         expected = situation.outcome(Commit(0, card), hands, [h[0] for h in hands],
                                      in_order_finisher(False))
         assert play_card_first(start, hands, 0, card, len(view.hand)) == expected
-    assert hands == before
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.integers(2, 10), st.integers(0, 2**32))
-def test_play_card_first_sensibly_is_the_heuristic_for_this_seat_only(players: int, seed: int) -> None:
-    """``search:own=1`` at a careless table: the candidate card first, then this
-    seat's cards as the noiseless heuristic chooses them on the rows of the
-    moment, the others' hands in the sampled order. Checked against a plain
-    loop of ``heuristic_chooser`` and ``resolve_turn``."""
-    rng = random.Random(seed)
-    game = Game(Options(players=players, rounds=1), seed=seed)
-    while game.view(0).turn < rng.randint(1, 9):
-        for s in sorted(game.pending.seats):
-            game.apply(rng.choice(game.legal_decisions(s)))
-    view = game.view(0)
-    hands = Unseen.of(view).deal(rng, shuffled=True)
-    before = [list(h) for h in hands]
-    start = SortedRows.of(view.rows)
-    sensible = heuristic_chooser(random.Random(1), 0.0, 0.0)
-    for card in view.hand:
-        rows = [list(r) for r in view.rows]
-        mine = sorted(c for c in view.hand if c != card)
-        expected = [0] * players
-        for t in range(len(view.hand)):
-            own = card if t == 0 else sensible(rows, [mine])[0]
-            if t:
-                mine.remove(own)
-            plays = [(own if s == 0 else hands[s][t], s) for s in range(players)]
-            resolve_turn(rows, plays, expected, False)
-        assert play_card_first_sensibly(start, hands, 0, card, len(view.hand)) == expected
     assert hands == before

@@ -332,9 +332,6 @@ def test_make_strategy_by_name_with_parameters() -> None:
     halving = make_strategy("search:halving=1")
     assert halving.halving and repr(halving) == "SearchStrategy(ms=100.0, noise=1.0, halving=True)"
     assert not make_strategy("search").halving
-    own = make_strategy("search:own=1")
-    assert own.own and repr(own) == "SearchStrategy(ms=100.0, noise=1.0, own=True)"
-    assert not make_strategy("search").own
 
 
 def test_make_strategy_seed_makes_it_reproducible() -> None:
@@ -349,7 +346,7 @@ def test_make_strategy_seed_makes_it_reproducible() -> None:
     ("spec", "error", "words"),
     [
         ("alphago", UnknownStrategy, r"a level \(easy, normal, hard\) or a strategy \(heuristic, mcs, random, search\)"),
-        ("search:budget=3", UnknownParameter, "it takes ms, samples, noise, mix, depth, halving, own, seed"),
+        ("search:budget=3", UnknownParameter, "it takes ms, samples, noise, mix, depth, halving, seed"),
         ("heuristic:ms=3", UnknownParameter, "heuristic has no parameter 'ms'"),
         ("search:ms", BadParameter, "search:ms needs a value"),
         ("search:ms=fast", BadParameter, "search:ms must be a number, not 'fast'"),
@@ -357,7 +354,6 @@ def test_make_strategy_seed_makes_it_reproducible() -> None:
         ("search:ms=-5", BadParameter, "ms must be a number of milliseconds"),
         ("mcs:samples=0", BadParameter, "samples must be a whole number of at least 1"),
         ("search:halving=2", BadParameter, "halving must be 1 .on. or 0 .off."),
-        ("search:own=3", BadParameter, "own must be 1 .sensible. or 0 .random."),
     ],
 )
 def test_make_strategy_errors_say_what_was_wrong(spec: str, error: type, words: str) -> None:
