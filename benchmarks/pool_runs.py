@@ -26,7 +26,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-Z95 = 1.959964
+from nimmt.bots.arena import Z95  # the arena's intervals and these must agree
 
 
 @dataclass(frozen=True, slots=True)
