@@ -21,21 +21,33 @@ its own way (only its own cards count). ``careless_of(seat)`` mixes the two
 by their weight: the share of random cards a searching bot imagines that
 seat playing.
 
+A second question is asked of the same cards, for the seats read as random:
+does the seat play *carefully* (a card that takes no row, as ``search``
+imagines good players: ``careful_card``) or truly at random? A good searching
+bot such as ``mcs`` agrees with the heuristic little more often than a random
+one, but it rarely takes an expensive row. Its likelihood is a soft one: a card
+is chosen with weight ``exp(-cost)``, the cost being the bullheads of the row it
+would take now, or else a little for a long row and a wide gap; measured on the
+cards of ``mcs`` and ``random`` seats, that told them apart a little better
+per card than the other weights tried (benchmarks/README.md, session 10).
+``careful_of(seat)`` starts at one half.
+
 >>> model = OpponentModel()
->>> round(model.careless, 3), round(model.careless_of(1), 3)
-(0.993, 0.993)
+>>> round(model.careless, 3), round(model.careless_of(1), 3), model.careful_of(1)
+(0.993, 0.993, 0.5)
 """
 
 from __future__ import annotations
 
 import math
 import random
+from bisect import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nimmt.engine import Phase, View
 
-from .rollout import heuristic_chooser
+from .rollout import SortedRows, heuristic_chooser
 
 __all__ = ["OpponentModel"]
 
@@ -56,6 +68,10 @@ LIMIT = 6.0
 #: Before any evidence, the chance that every seat of a table plays alike
 #: (all random or all sensible) rather than each its own way.
 ALIKE = 0.8
+#: A careful player is imagined to play by the soft rule this often (and any
+#: card otherwise); the rule's weights are exp(-cost / CAREFUL_TEMPERATURE).
+CAREFUL_AGREE = 0.8
+CAREFUL_TEMPERATURE = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +94,8 @@ class OpponentModel:
         self._pending: _Turn | None = None
         # per seat, the log likelihood ratio (random : sensible) of every card it played
         self._evidence: list[float] = []
+        # per seat, the log likelihood ratio (random : careful) of every card it played
+        self._careful: list[float] = []
         self.cards_seen = 0
 
     @property
@@ -103,6 +121,13 @@ class OpponentModel:
         weight = 1 / (1 + math.exp(-max(-50.0, min(50.0, log_odds))))
         return weight * alike + (1 - weight) * own
 
+    def careful_of(self, seat: int) -> float:
+        """The chance that ``seat``, if it is not a sensible player, plays
+        carefully rather than at random (one half before any evidence)."""
+        if seat >= len(self._careful):
+            return 0.5
+        return 1 / (1 + math.exp(max(-LIMIT, min(LIMIT, self._careful[seat]))))
+
     def observe(self, view: View, pools: Sequence[tuple[int, ...] | None] | None = None) -> None:
         """Learn from the turn remembered before, if its cards are in view now;
         at a commit, remember this turn's rows (``pools``: per seat, the cards
@@ -112,6 +137,7 @@ class OpponentModel:
         n = view.players
         if len(self._evidence) != n:
             self._evidence = [0.0] * n
+            self._careful = [0.0] * n
         pending = self._pending
         if pending is not None and pending.round == view.round:
             start = (pending.turn - 1) * n
@@ -132,6 +158,7 @@ class OpponentModel:
             return
         choose = heuristic_chooser(self._rng, self._noise, [0.0] * TRIES, professional)
         rows = [list(r) for r in turn.rows]
+        sorted_rows = None if professional else SortedRows.of(turn.rows)
         sample = self._rng.sample
         for seat, card in plays:
             pool = turn.pools[seat] if seat < len(turn.pools) else ()
@@ -142,7 +169,29 @@ class OpponentModel:
             chosen = sum(1 for c in choose(rows, hands) if c == card)
             sensible = AGREE * (chosen + 0.5) / (TRIES + 1) + (1 - AGREE) / h
             self._evidence[seat] += math.log((1 / h) / sensible)
+            if sorted_rows is not None:
+                weight = _careful_weight(sorted_rows, card)
+                chance = sum(weight / sum(_careful_weight(sorted_rows, c) for c in hand)
+                             for hand in hands) / TRIES
+                careful = CAREFUL_AGREE * chance + (1 - CAREFUL_AGREE) / h
+                self._careful[seat] += math.log((1 / h) / careful)
             self.cards_seen += 1
+
+
+def _careful_weight(rows: SortedRows, card: int) -> float:
+    """How much a careful player (as the model weighs it) likes ``card``: less
+    the more the row it would take now costs, a little less on a longer row
+    and after a wider gap."""
+    lasts = rows.lasts
+    if card < lasts[0]:
+        cost = float(min(rows.heads))
+    else:
+        i = bisect(lasts, card) - 1
+        if rows.lengths[i] == 5:
+            cost = float(rows.heads[i])
+        else:
+            cost = 0.3 * rows.lengths[i] + 0.01 * (card - lasts[i])
+    return math.exp(-cost / CAREFUL_TEMPERATURE)
 
 
 def _log_mixture(prior: float, evidence: float) -> float:

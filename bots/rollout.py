@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from nimmt.engine import BULLHEADS, ChooseRow, ChooseTie, Commit, Decision, End, Phase, View
@@ -31,6 +31,8 @@ __all__ = [
     "SortedRows",
     "play_sequences",
     "play_card_first",
+    "careful_card",
+    "play_careful_first",
     "DraftSituation",
     "draft_order",
     "draft_key",
@@ -456,3 +458,48 @@ def play_card_first(start: SortedRows, hands: Sequence[Sequence[int]], seat: int
     sequences = list(hands)
     sequences[seat] = [card, *(c for c in hands[seat] if c != card)]
     return play_sequences(start, sequences, turns)
+
+
+def careful_card(pool: Sequence[int], lasts: Sequence[int], lengths: Sequence[int],
+                 heads: Sequence[int], choice: Callable[[list[int]], int]) -> int:
+    """A careful player's card, on rows kept as ``SortedRows`` keeps them: a
+    card of ``pool`` that takes no row now (it goes on a row of fewer than five
+    cards), chosen by ``choice``; if every card takes a row, the one whose row
+    costs least (the first of equals). Random play with its costliest mistakes
+    taken out: how ``search`` imagines its own later cards and those of seats
+    that play well (``OpponentModel.careful_of``)."""
+    l0 = lasts[0]
+    safe = [c for c in pool if c > l0 and lengths[bisect(lasts, c) - 1] < 5]
+    if safe:
+        return choice(safe)
+    low = min(heads)
+    return min(pool, key=lambda c: low if c < l0 else heads[bisect(lasts, c) - 1])
+
+
+def play_careful_first(start: SortedRows, hands: Sequence[Sequence[int]], seat: int, card: int,
+                       turns: int, careful: Collection[int], rng: random.Random) -> list[int]:
+    """``play_card_first`` where the seats in ``careful`` (``seat`` may be one)
+    play ``careful_card`` from their hands each turn, chosen with ``rng``, and
+    the others their hands in the hand's order. ``seat`` plays ``card`` now.
+    The bullheads each seat took; ``hands`` is not changed."""
+    lasts = list(start.lasts)
+    lengths = list(start.lengths)
+    heads = list(start.heads)
+    numbers = list(start.numbers)
+    penalties = [0] * len(hands)
+    sequences = list(hands)
+    sequences[seat] = [card, *(c for c in hands[seat] if c != card)]
+    pools = {s: list(sequences[s][1:] if s == seat else sequences[s]) for s in careful}
+    choice = rng.choice
+    for t in range(turns):
+        plays = []
+        for s, sequence in enumerate(sequences):
+            pool = pools.get(s)
+            if pool is None or (t == 0 and s == seat):
+                plays.append((sequence[t], s))
+            else:
+                c = careful_card(pool, lasts, lengths, heads, choice)
+                pool.remove(c)
+                plays.append((c, s))
+        place_sorted_turn(plays, lasts, lengths, heads, numbers, penalties)
+    return penalties

@@ -17,7 +17,12 @@ path. For each decision it repeatedly
    in which every seat plays its hand, so each candidate meets exactly the
    same opponent cards, and the round is played out on the cheapest loop
    (``play_sequences`` for a card to commit, ``play_in_order`` after a row
-   choice): about twice the deals of ``mcs`` in the same time;
+   choice): about twice the deals of ``mcs`` in the same time. With
+   ``careful=1`` (the default), a card to commit under base rules is played
+   instead with this seat's later cards, and those of each opponent drawn
+   careful for the deal (with the chance ``OpponentModel.careful_of`` gives
+   it), chosen as a careful player would (``careful_card``: random, but
+   never into a full row or under every row while another card fits);
 
 and keeps the decision with the lowest mean cost. With ``halving=1`` the time
 is spent in phases (sequential halving): after each, the worse half of the
@@ -60,6 +65,7 @@ from .rollout import (
     heuristic_finisher,
     in_order_finisher,
     play_card_first,
+    play_careful_first,
 )
 from .sampling import InconsistentView, Unseen
 
@@ -88,6 +94,7 @@ class SearchStrategy:
         samples: int | None = None,
         depth: int = 10,
         halving: bool | int = False,
+        careful: bool | int = True,
     ) -> None:
         if not isinstance(ms, int | float) or not 0 < ms <= 60_000:
             raise ValueError(f"ms must be a number of milliseconds, 0 < ms <= 60000, not {ms!r}")
@@ -101,6 +108,9 @@ class SearchStrategy:
             raise ValueError(f"depth must be 1 to 10 turns, not {depth!r}")
         if halving not in (0, 1):
             raise ValueError(f"halving must be 1 (on) or 0 (off), not {halving!r}")
+        if careful not in (0, 1):
+            raise ValueError(f"careful must be 1 (on) or 0 (off), not {careful!r}")
+        self.careful = bool(careful)
         self.samples = samples
         self.depth = depth
         self.halving = bool(halving)
@@ -116,6 +126,7 @@ class SearchStrategy:
         extra += f", samples={self.samples!r}" if self.samples is not None else ""
         extra += f", depth={self.depth!r}" if self.depth != 10 else ""
         extra += ", halving=True" if self.halving else ""
+        extra += ", careful=False" if not self.careful else ""
         return f"SearchStrategy(ms={self.ms!r}, noise={self.noise!r}{extra})"
 
     def decide(self, view: View) -> Decision:
@@ -173,25 +184,35 @@ class SearchStrategy:
         opponents = heuristic_chooser(self._rng, self.noise, mixes, pro)
 
         careless = min(mixes) >= ALL_RANDOM
+        # careless table, base rules, a card to commit: every candidate card is
+        # played on the same sequences of the others' cards, without copies;
+        # with ``careful``, this seat's later cards and those of the seats drawn
+        # careful for the world are careful cards instead
+        start = SortedRows.of(view.rows) if careless and commit and not pro else None
+        careful = start is not None and self.careful
+        chances = [(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
 
         def sample_world(rng: random.Random) -> tuple[list[list[int]], list[int] | None]:
             if careless:  # random play is a random order, fixed for every candidate
                 hands = unseen.deal(rng, shuffled=True)
+                if careful:
+                    drawn = [me, *(s for s, p in chances if rng.random() < p)]
+                    return hands, drawn
                 return hands, ([h[0] for h in hands] if commit else None)
             hands = unseen.deal(rng)
             return hands, (opponents(situation_rows, hands) if commit else None)
 
         situation_rows = [list(r) for r in view.rows]
         in_order = in_order_finisher(pro, self.depth)
-        # careless table, base rules, a card to commit: every candidate card is
-        # played on the same sequences of the others' cards, without copies
-        start = SortedRows.of(view.rows) if careless and commit and not pro else None
         turns = min(len(view.hand), 1 + self.depth)
 
         def cost(decision: Decision, world: tuple[list[list[int]], list[int] | None], seed: int) -> float:
             hands, first = world
             if start is not None:
                 card = decision.card  # type: ignore[attr-defined]
+                if careful:  # ``first``: the seats careful in this world
+                    return score(play_careful_first(start, hands, me, card, turns, first,
+                                                    random.Random(seed)))
                 return score(play_card_first(start, hands, me, card, turns))
             if careless:
                 return score(situation.outcome(decision, hands, first, in_order))

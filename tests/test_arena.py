@@ -74,7 +74,7 @@ def test_strategies_rank_as_expected() -> None:
     same tables (200 rounds, seats rotated over 50 deals; few deals a
     decision, counted rather than timed, so the run is reproducible)."""
     config = ArenaConfig(
-        ("search:samples=20,ms=60000", "mcs:samples=8", "heuristic", "random"),
+        ("search:samples=40,ms=60000", "mcs:samples=8", "heuristic", "random"),
         deals=50, options=ONE_ROUND, seed=1,
     )
     report = run_arena(config, jobs=2)

@@ -15,11 +15,12 @@ from nimmt.bots.rollout import (
     heuristic_play_out,
     in_order_finisher,
     play_card_first,
+    play_careful_first,
     play_in_order,
 )
 from nimmt.bots.sampling import Unseen
-from nimmt.engine import ChooseRow, Commit, Game, Options, Phase
-from nimmt.engine.fast import play_out
+from nimmt.engine import BULLHEADS, ChooseRow, Commit, Game, Options, Phase
+from nimmt.engine.fast import play_out, resolve_turn
 
 
 @settings(max_examples=300, deadline=None)
@@ -102,3 +103,76 @@ def test_play_card_first_scores_a_commit_as_situation_outcome_does(players: int,
                                      in_order_finisher(False))
         assert play_card_first(start, hands, 0, card, len(view.hand)) == expected
     assert hands == before
+
+
+def _careful_reference(rows: list[list[int]], pool: list[int], rng: random.Random) -> int:
+    """A careful card read straight from the rules, on plain rows: a card that
+    goes on a row of fewer than five cards, at random; else the card whose row
+    costs least (a card below every row takes the cheapest row)."""
+    def target(card: int) -> list[int] | None:
+        below = [r for r in rows if r[-1] < card]
+        return max(below, key=lambda r: r[-1]) if below else None
+
+    safe = [c for c in pool if (row := target(c)) is not None and len(row) < 5]
+    if safe:
+        return rng.choice(safe)
+    cheapest = min(sum(BULLHEADS[c] for c in r) for r in rows)
+
+    def cost(card: int) -> int:
+        row = target(card)
+        return cheapest if row is None else sum(BULLHEADS[c] for c in row)
+
+    return min(pool, key=cost)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 10), st.integers(0, 2**32))
+def test_play_careful_first_plays_careful_cards_by_the_rules(players: int, seed: int) -> None:
+    """What search does at a careless table with ``careful`` on: the seats
+    drawn careful never take a row while a card of theirs fits a short row.
+    Checked against a turn-by-turn play with ``resolve_turn`` (itself checked
+    against Game) and careful cards read from the plain rows, on the same
+    random stream, for every candidate card."""
+    rng = random.Random(seed)
+    game = Game(Options(players=players, rounds=1), seed=seed)
+    while game.view(0).turn < rng.randint(1, 9):  # somewhere in the round, at random
+        for s in sorted(game.pending.seats):
+            game.apply(rng.choice(game.legal_decisions(s)))
+    view = game.view(0)
+    hands = Unseen.of(view).deal(rng, shuffled=True)
+    before = [list(h) for h in hands]
+    careful = [0, *(s for s in range(1, players) if rng.random() < 0.5)]
+    start = SortedRows.of(view.rows)
+    for card in view.hand:
+        rows = [list(r) for r in view.rows]
+        sequences = [list(h) for h in hands]
+        sequences[0] = [card, *(c for c in hands[0] if c != card)]
+        pools = {s: list(sequences[s][1:] if s == 0 else sequences[s]) for s in careful}
+        stream = random.Random(seed + card)
+        expected = [0] * players
+        for t in range(len(view.hand)):
+            plays = []
+            for s in range(players):
+                if s in pools and not (s == 0 and t == 0):
+                    c = _careful_reference(rows, pools[s], stream)
+                    pools[s].remove(c)
+                else:
+                    c = sequences[s][t]
+                plays.append((c, s))
+            resolve_turn(rows, plays, expected)
+        got = play_careful_first(start, hands, 0, card, len(view.hand), careful,
+                                 random.Random(seed + card))
+        assert got == expected
+    assert hands == before
+
+
+def test_a_careful_seat_keeps_out_of_a_full_row_when_it_can() -> None:
+    """One turn for two seats, a full row ending 50 (13 bullheads):
+    the careful seat 1 holds 51 and 30 and plays 30 (on the short row), so only
+    the careless seat 0 that plays 52 takes the full row."""
+    rows = [[10, 11, 12, 13, 50], [20], [60], [70]]
+    start = SortedRows.of(rows)
+    hands = [[52], [51, 30]]
+    for seed in range(20):
+        got = play_careful_first(start, hands, 0, 52, 1, [1], random.Random(seed))
+        assert got == [sum(BULLHEADS[c] for c in rows[0]), 0]
