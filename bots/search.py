@@ -156,7 +156,9 @@ class SearchStrategy:
         """Per seat, how often it is imagined to play a random card: as ``mix``
         says, or as learnt from that seat's play (``OpponentModel``). This
         seat's own later turns are imagined like the others' on average:
-        measured, that judged better than imagining itself always sensible."""
+        measured, that judged better than imagining itself always sensible
+        (at a careless table with ``careful``, its later cards are careful
+        cards instead: ``_play``)."""
         n, me = view.players, view.seat
         if self.mix is not None:
             return [self.mix] * n
