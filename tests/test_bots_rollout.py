@@ -19,7 +19,7 @@ from nimmt.bots.rollout import (
     play_in_order,
 )
 from nimmt.bots.sampling import Unseen
-from nimmt.engine import BULLHEADS, ChooseRow, Commit, Game, Options, Phase
+from nimmt.engine import BULLHEADS, ChooseRow, Commit, Game, Options, Phase, View
 from nimmt.engine.fast import play_out, resolve_turn
 
 
@@ -81,6 +81,17 @@ def test_play_in_order_matches_play_out(players: int, size: int, seed: int) -> N
     assert rows == [[c] for c in cards[-4:]]
 
 
+def _somewhere_in_a_round(players: int, seed: int) -> tuple[random.Random, View]:
+    """Seat 0's view at a random turn of a round played at random, and the
+    random stream that chose it (to deal the hidden hands from)."""
+    rng = random.Random(seed)
+    game = Game(Options(players=players, rounds=1), seed=seed)
+    while game.view(0).turn < rng.randint(1, 9):
+        for s in sorted(game.pending.seats):
+            game.apply(rng.choice(game.legal_decisions(s)))
+    return rng, game.view(0)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(2, 10), st.integers(0, 2**32))
 def test_play_card_first_scores_a_commit_as_situation_outcome_does(players: int, seed: int) -> None:
@@ -88,12 +99,7 @@ def test_play_card_first_scores_a_commit_as_situation_outcome_does(players: int,
     the rest of the seat's hand in the sampled order, on sequences it does not
     copy. The same bullheads, for every card, as ``Situation.outcome`` with
     the in-order finisher (itself checked against play_out above)."""
-    rng = random.Random(seed)
-    game = Game(Options(players=players, rounds=1), seed=seed)
-    while game.view(0).turn < rng.randint(1, 9):  # somewhere in the round, at random
-        for s in sorted(game.pending.seats):
-            game.apply(rng.choice(game.legal_decisions(s)))
-    view = game.view(0)
+    rng, view = _somewhere_in_a_round(players, seed)
     situation = Situation.of(view)
     hands = Unseen.of(view).deal(rng, shuffled=True)
     before = [list(h) for h in hands]
@@ -133,12 +139,7 @@ def test_play_careful_first_plays_careful_cards_by_the_rules(players: int, seed:
     Checked against a turn-by-turn play with ``resolve_turn`` (itself checked
     against Game) and careful cards read from the plain rows, on the same
     random stream, for every candidate card."""
-    rng = random.Random(seed)
-    game = Game(Options(players=players, rounds=1), seed=seed)
-    while game.view(0).turn < rng.randint(1, 9):  # somewhere in the round, at random
-        for s in sorted(game.pending.seats):
-            game.apply(rng.choice(game.legal_decisions(s)))
-    view = game.view(0)
+    rng, view = _somewhere_in_a_round(players, seed)
     hands = Unseen.of(view).deal(rng, shuffled=True)
     before = [list(h) for h in hands]
     careful = [0, *(s for s in range(1, players) if rng.random() < 0.5)]
