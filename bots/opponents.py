@@ -159,6 +159,7 @@ class OpponentModel:
         choose = heuristic_chooser(self._rng, self._noise, [0.0] * TRIES, professional)
         rows = [list(r) for r in turn.rows]
         sorted_rows = None if professional else SortedRows.of(turn.rows)
+        weights: dict[int, float] = {}
         sample = self._rng.sample
         for seat, card in plays:
             pool = turn.pools[seat] if seat < len(turn.pools) else ()
@@ -170,8 +171,10 @@ class OpponentModel:
             sensible = AGREE * (chosen + 0.5) / (TRIES + 1) + (1 - AGREE) / h
             self._evidence[seat] += math.log((1 / h) / sensible)
             if sorted_rows is not None:
-                weight = _careful_weight(sorted_rows, card)
-                chance = sum(weight / sum(_careful_weight(sorted_rows, c) for c in hand)
+                for c in pool:  # a card's weight depends on the rows only: once a turn
+                    if c not in weights:
+                        weights[c] = _careful_weight(sorted_rows, c)
+                chance = sum(weights[card] / sum(weights[c] for c in hand)
                              for hand in hands) / TRIES
                 careful = CAREFUL_AGREE * chance + (1 - CAREFUL_AGREE) / h
                 self._careful[seat] += math.log((1 / h) / careful)

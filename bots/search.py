@@ -192,7 +192,8 @@ class SearchStrategy:
         # careful for the world are careful cards instead
         start = SortedRows.of(view.rows) if careless and commit and not pro else None
         careful = start is not None and self.careful
-        chances = [(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
+        chances = ([(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
+                   if careful else [])
 
         def sample_world(rng: random.Random) -> tuple[list[list[int]], list[int] | None]:
             if careless:  # random play is a random order, fixed for every candidate
