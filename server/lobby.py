@@ -359,12 +359,25 @@ class Lobby:
                 self._create(session, msg)
             case P.Join() | P.Watch():
                 table = self.tables.get(msg.table_id)
-                if table is None or table.closed:
+                if session.table is not None and session.table is not table:
+                    # at a table, or on the way to one: one table at a time
+                    client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                        message="you are already at a table: leave it first"))
+                elif table is None or table.closed:
                     client.send(P.Error(code=E.NO_SUCH_TABLE, field="table_id",
                                         request=msg.TYPE, re=msg.id,
                                         message=f"no table {msg.table_id!r}"))
-                else:
+                elif session.table is table:  # a spectator sitting down, or a repeat
                     table.request(session, msg)
+                else:
+                    # the session is at this table from now on: its connection's end
+                    # reaches the table, and a second join/watch/create is refused; the
+                    # table unlinks it if it refuses
+                    session.table = table
+                    self._in_lobby.discard(session)
+                    if not table.request(session, msg):
+                        session.table = None
+                        self._in_lobby.add(session)
             case _:  # pragma: no cover - the protocol's state table lets nothing else through
                 client.send(P.Error(code=E.NOT_ALLOWED, message=f"{msg.TYPE} is not handled here",
                                     request=msg.TYPE, re=msg.id))
@@ -400,6 +413,7 @@ class Lobby:
         log.info("session %s (%s) creates table %s", session.sid, session.name, table.id)
         # the creator belongs to the table from now on (a second create_table is refused)
         session.table = table
+        self._in_lobby.discard(session)
         table.request(session, msg)
 
     def _creation_refused(self, session: Session, address: str | None) -> str:

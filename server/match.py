@@ -44,7 +44,7 @@ from .match_data import (
     rng_from_data,
     rng_to_data,
 )
-from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request
+from .match_io import BotDecided, Disconnected, Effects, Greet, Input, Reconnected, Request
 from .match_state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState
 from .room import Member, Room, SeatState
 
@@ -53,6 +53,16 @@ __all__ = ["Match", "Dealer", "MAX_SPECTATORS", "SPECTATOR_GRACE", "MAX_DEFERRED
 E = P.ErrorCode
 
 _DECISIONS = (P.Commit, P.ChooseRow, P.ChooseTie, P.DraftPick)
+
+
+def _session_of(item: Input) -> int | None:
+    """The session an input comes from (None: a bot's answer)."""
+    match item:
+        case Request(who=who):
+            return who.id
+        case Disconnected(member=member) | Reconnected(member=member) | Greet(member=member):
+            return member
+    return None
 
 
 class Match(MatchState):
@@ -67,10 +77,7 @@ class Match(MatchState):
         """Take one input at time ``now`` (``wall``: the same moment as Unix time)."""
         self._begin_call(now, wall)
         if self.status != "closed":
-            if self._backlog and self._waits_for_backlog(item):
-                self._defer(item)
-            else:
-                self._dispatch(item)
+            self._take(item)
             self._advance()
         return self._end_call()
 
@@ -113,7 +120,7 @@ class Match(MatchState):
         return self.room.host
 
     def has_deferred(self, member: int) -> bool:
-        """Whether an input of ``member`` waits for the paced steps to be out."""
+        """Whether a request of ``member`` waits for the paced steps to be out."""
         return any(isinstance(i, Request) and i.who.id == member for i in self._deferred)
 
     def place_bot(self, index: int, strategy: str, name: str | None) -> None:
@@ -129,10 +136,38 @@ class Match(MatchState):
         return " ".join(parts)
 
     # ================================================================== one call
+    def _take(self, item: Input) -> None:
+        """Every input in the order it came. A member's connection coming or going is
+        its presence at once (one who comes back is greeted when the paced steps are
+        out); any input of a session whose request waits for the steps waits behind
+        it; requests that must see what the steps show wait for them; the rest is
+        handled now."""
+        session = _session_of(item)
+        if isinstance(item, (Disconnected, Reconnected)) and item.member in self.room.members:
+            self._presence(item)
+        elif self._deferred and session is not None and self.has_deferred(session):
+            self._defer(item)
+        elif self._backlog and self._waits_for_backlog(item):
+            self._defer(item)
+        else:
+            self._dispatch(item)
+
+    def _presence(self, item: Disconnected | Reconnected) -> None:
+        """A member's connection dropped (``Disconnected``) or is back (``Reconnected``)."""
+        if isinstance(item, Disconnected):
+            self._resuming.discard(item.member)
+            match_seats.away(self, item.member, item.at)
+        elif match_seats.back(self, item.member):
+            if self._backlog:
+                if item.member not in self._resuming:
+                    self._resuming.add(item.member)
+                    self._deferred.append(Greet(item.member))
+            else:
+                match_seats.greet(self, item.member)
+            self._updated()
+
     def _waits_for_backlog(self, item: Input) -> bool:
         """Inputs that must see what the paced steps will show first."""
-        if isinstance(item, Reconnected):
-            return True
         if isinstance(item, Request):
             return isinstance(item.msg, (*_DECISIONS, P.Watch)) or (
                 isinstance(item.msg, P.CreateTable) and item.who.kind == "spectator")
@@ -156,10 +191,12 @@ class Match(MatchState):
         match item:
             case Request(who=who, msg=msg):
                 match_seats.request(self, who, msg)
-            case Disconnected(member=member, at=at):
-                match_seats.away(self, member, at)
-            case Reconnected(member=member):
-                match_seats.resume(self, member)
+            case Disconnected() | Reconnected():
+                self._presence(item)
+            case Greet(member=member):
+                if member in self._resuming:
+                    self._resuming.discard(member)
+                    match_seats.greet(self, member)
             case BotDecided(seat=seat, key=key, decision=decision):
                 match_game.bot_decided(self, seat, key, decision)
 
@@ -247,6 +284,9 @@ class Match(MatchState):
             "paced_until": self._paced_until,
             "deferred": [input_to_data(i) for i in self._deferred],
             "started_wall": self._started_wall,
+            "resuming": sorted(self._resuming),
+            "scores_shown": [list(part) for part in self._scores_shown]
+                            if self._scores_shown is not None else None,
         }
 
     @classmethod
@@ -287,4 +327,7 @@ class Match(MatchState):
         m._paced_until = data["paced_until"]
         m._deferred = deque(input_from_data(d) for d in data["deferred"])
         m._started_wall = data.get("started_wall", 0.0)
+        m._resuming = set(data.get("resuming", ()))
+        shown = data.get("scores_shown")
+        m._scores_shown = (tuple(shown[0]), tuple(shown[1])) if shown is not None else None
         return m

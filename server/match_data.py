@@ -10,7 +10,7 @@ from typing import Any
 from nimmt import protocol as P
 from nimmt.engine import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
 
-from .match_io import BotDecided, Disconnected, Input, Reconnected, Request, Who
+from .match_io import BotDecided, Disconnected, Greet, Input, Reconnected, Request, Who
 
 __all__ = [
     "decision_to_data",
@@ -77,6 +77,8 @@ def input_to_data(item: Input) -> list[Any]:
             return ["disconnected", member, at]
         case Reconnected(member=member):
             return ["reconnected", member]
+        case Greet(member=member):
+            return ["greet", member]
         case BotDecided(seat=seat, key=key, decision=decision):
             return ["bot", seat, list(key), decision_to_data(decision)]
     raise AssertionError(item)  # pragma: no cover
@@ -90,4 +92,6 @@ def input_from_data(data: list[Any]) -> Input:
         return Disconnected(data[1], data[2])
     if kind == "reconnected":
         return Reconnected(data[1])
+    if kind == "greet":
+        return Greet(data[1])
     return BotDecided(data[1], tuple(data[2]), decision_from_data(data[3]))

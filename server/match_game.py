@@ -60,6 +60,8 @@ def begin(m: MatchState) -> None:
     m._armed = None
     m._deadline = None
     m._shown = (0, 0)
+    zeros = (0,) * len(m.room.seats)
+    m._scores_shown = (zeros, zeros)  # the new game's: none taken yet
     m._chosen = {}
     for seat in m.room.seats:
         assert seat is not None

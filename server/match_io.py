@@ -24,6 +24,7 @@ __all__ = [
     "Disconnected",
     "Reconnected",
     "BotDecided",
+    "Greet",
     "Input",
     "Think",
     "Finished",
@@ -81,7 +82,17 @@ class BotDecided:
     decision: Decision
 
 
-Input = Request | Disconnected | Reconnected | BotDecided
+@dataclass(frozen=True, slots=True)
+class Greet:
+    """The match's own input, never the actor's: a member who came back while paced
+    steps were being sent is greeted (``seated``/``watching``, a snapshot) once they
+    are out. Until then it is connected but hears nothing (it would see steps of a
+    turn its snapshot shows as done)."""
+
+    member: int
+
+
+Input = Request | Disconnected | Reconnected | BotDecided | Greet
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +143,9 @@ class Effects:
     thinks: list[Think] = field(default_factory=list)
     joined: list[tuple[int, int | None]] = field(default_factory=list)  # (member, seat)
     released: list[int] = field(default_factory=list)  # members now at no table
+    # sessions whose create_table/join/watch was refused (or never handled: the table
+    # closed): at no table, though never a member
+    refused: list[int] = field(default_factory=list)
     changed: bool = False  # the table's public info changed (the lobby hears of it)
     started: bool = False  # a game started
     closed: str | None = None  # the table is closed (why)

@@ -23,7 +23,7 @@ from .match_state import MatchState
 from .room import Member, SeatState
 from .storage.facts import left_fact, seat_fact
 
-__all__ = ["request", "resume", "away", "place_bot", "spectators_expire_at", "expire_spectators"]
+__all__ = ["request", "back", "greet", "away", "place_bot", "spectators_expire_at", "expire_spectators"]
 
 E = P.ErrorCode
 
@@ -65,20 +65,31 @@ def _seat_for(m: MatchState, who: Who, msg: Any) -> int | None:
     return found
 
 
+def _turn_away(m: MatchState, who: Who, msg: Any, code: str, text: str,
+               field: str | None = None) -> None:
+    """Refuse a ``create_table``, ``join`` or ``watch``: a session that is not a member
+    is at no table again (the lobby had it at this one since it routed the request)."""
+    m._refuse(who, msg, code, text, field)
+    if who.id not in m.room.members:
+        m._out.refused.append(who.id)
+
+
 def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
     member = m.room.members.get(who.id)
     if who.elsewhere or (member is not None and member.seat is not None):
-        m._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
+        _turn_away(m, who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
         return
     if m.status == "playing":
-        m._refuse(who, msg, E.ALREADY_STARTED, "the game has started: watch it instead")
+        _turn_away(m, who, msg, E.ALREADY_STARTED, "the game has started: watch it instead")
         return
     if who.kind == "spectator":
-        m._refuse(who, msg, E.NOT_ALLOWED, "a spectator cannot take a seat")
+        _turn_away(m, who, msg, E.NOT_ALLOWED, "a spectator cannot take a seat")
         return
-    index = _seat_for(m, who, msg)
-    if index is None:
+    found = m.room.free_seat(getattr(msg, "seat", None))
+    if isinstance(found, tuple):
+        _turn_away(m, who, msg, *found)
         return
+    index = found
     name = m.room.unique_name(who.name)
     m.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
     m.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
@@ -96,11 +107,11 @@ def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
 
 def _watch(m: MatchState, who: Who, msg: Any) -> None:
     if who.elsewhere or who.id in m.room.members:
-        m._refuse(who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
+        _turn_away(m, who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
         return
     if m.room.spectators() >= m.max_spectators:
-        m._refuse(who, msg, E.TABLE_FULL, f"the table has {m.max_spectators} "
-                  "spectators, as many as it allows: watch another table")
+        _turn_away(m, who, msg, E.TABLE_FULL, f"the table has {m.max_spectators} "
+                   "spectators, as many as it allows: watch another table")
         return
     m.room.members[who.id] = Member(who.id, who.name, who.kind, True, None)
     m._out.joined.append((who.id, None))
@@ -142,23 +153,37 @@ def _leave(m: MatchState, who: Who, msg: Any, reason: str = "left") -> None:
     m._updated()
 
 
-def resume(m: MatchState, member_id: int) -> None:
-    """A member got a new connection: put it back, with a snapshot."""
+def back(m: MatchState, member_id: int) -> bool:
+    """A member got a new connection: it is present again (False: no such member).
+    It is told where it is by ``greet``, the others by a ``table_updated``."""
     member = m.room.members.get(member_id)
     if member is None:
-        return
+        return False
     member.connected = True
     member.away_since = None
+    index = member.seat
+    if index is not None:
+        seat = m.room.seats[index]
+        if seat is not None and seat.member == member_id:
+            seat.away_since = None
+        if m.room.host is None:  # the host left while nobody else was connected
+            m.room.host = index
+    m._refresh_presence()
+    m._log(logging.INFO, index, "%s is back (session %s)", member.name, member_id)
+    return True
+
+
+def greet(m: MatchState, member_id: int) -> None:
+    """Tell a member that is back where it is: its seat (or that it watches), with a
+    snapshot and the request awaited from it."""
+    member = m.room.members.get(member_id)
+    if member is None or not member.connected:
+        return
     index = member.seat
     if index is None:
         m._send(member_id, P.Watching(table=m.info()))
     else:
-        seat = m.room.seats[index]
-        if seat is None or seat.member != member_id:  # pragma: no cover
-            return
-        seat.away_since = None
         m._send(member_id, P.Seated(table=m.info(), seat=index))
-    m._refresh_presence()
     if m._game is not None and m.status == "playing":
         m._send(member_id, m._snapshot(index))
         if index is not None and m._deadline is not None:
@@ -166,8 +191,6 @@ def resume(m: MatchState, member_id: int) -> None:
             for msg in translate.requests_for(m._game.view(index), m._shown,
                                               deadline, remaining):
                 m._send(member_id, msg)
-    m._log(logging.INFO, index, "%s is back (session %s)", member.name, member_id)
-    m._updated()
 
 
 def away(m: MatchState, member_id: int, at: float) -> None:

@@ -27,7 +27,7 @@ from nimmt.engine import Deal, Decision, Game
 from . import translate
 from .config import TableSettings
 from .match_events import Queued
-from .match_io import Effects, Input, Who
+from .match_io import Effects, Input, Request, Who
 from .room import Room
 from .storage.facts import Fact
 
@@ -85,6 +85,11 @@ class MatchState:
         self._backlog: deque[Queued] = deque()
         self._paced_until: float | None = None
         self._deferred: deque[Input] = deque()  # inputs that wait for the backlog
+        # members connected again while steps were paced: greeted once they are out
+        self._resuming: set[int] = set()
+        # (totals, this round's penalties) as the table has been shown them: the lobby
+        # hears no more than that (the game is ahead while steps are paced)
+        self._scores_shown: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         # seat -> the decision key a strategy is deciding for it (a Think not answered yet)
         self._thinking: dict[int, tuple[Any, ...]] = {}
         self._now = now
@@ -95,8 +100,13 @@ class MatchState:
     def info(self) -> P.TableInfo:
         """The table as the lobby lists it (public information only)."""
         game = self._game
-        totals = game.totals if game is not None else None
-        penalties = game.view(None).penalties if game is not None and not game.is_over else None
+        totals = penalties = None
+        if game is not None:
+            if self._scores_shown is None or not self._backlog:
+                self._scores_shown = (game.totals, game.view(None).penalties)
+            totals, penalties = self._scores_shown
+            if self.status != "playing":
+                penalties = None
         status = "over" if self.status == "closed" else self.status
         return P.TableInfo(table_id=self.id, name=self.name, options=self.options,
                            seats=self.room.seat_infos(totals, penalties), host=self.room.host,
@@ -119,7 +129,7 @@ class MatchState:
         # gets a snapshot. (Its new connection may already be bound while this
         # table still handles the drop, and must not see the drop's messages.)
         known = self.room.members.get(member)
-        return known is None or known.connected
+        return known is None or (known.connected and member not in self._resuming)
 
     def _send(self, member: int, msg: P.Message) -> None:
         if self._reachable(member):
@@ -132,8 +142,9 @@ class MatchState:
 
     def _to_all(self, msg: P.Message) -> None:
         sends = self._out.sends
+        resuming = self._resuming
         for member, known in self.room.members.items():
-            if known.connected:
+            if known.connected and member not in resuming:
                 sends.append((member, msg))
 
     def _refuse(self, who: Who | None, msg: Any, code: str, text: str,
@@ -205,7 +216,13 @@ class MatchState:
         self._log(logging.INFO, None, "closed: %s", why)
         self.status = "closed"
         self._backlog.clear()
+        for item in self._deferred:  # a request never handled gets its answer
+            if isinstance(item, Request) and item.who.id not in self.room.members:
+                self._refuse(item.who, item.msg, P.ErrorCode.NO_SUCH_TABLE,
+                             "the table is closed")
+                self._out.refused.append(item.who.id)
         self._deferred.clear()
+        self._resuming.clear()
         self._paced_until = None
         self._thinking.clear()
         for member in self.room.members:

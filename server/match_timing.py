@@ -31,6 +31,7 @@ from nimmt.engine import (
     RoundScored,
     RoundStarted,
     RowChoiceNeeded,
+    RowTaken,
     TieChoiceNeeded,
     TurnStarted,
 )
@@ -218,6 +219,7 @@ def _send_event(m: MatchState, event: Event, game: Game, re: int | None = None) 
     doing what it starts: a new round or turn is shown, a decision asked for is armed
     (its deadline goes on the messages); the round's scores and the game's end
     change the table."""
+    _show_scores(m, event)
     if isinstance(event, RoundStarted):
         m._shown = (event.round, 0)
     elif isinstance(event, TurnStarted):
@@ -239,3 +241,20 @@ def _send_event(m: MatchState, event: Event, game: Game, re: int | None = None) 
         m._updated()
     elif isinstance(event, GameOver):
         game_over(m, event.result)
+
+
+def _show_scores(m: MatchState, event: Event) -> None:
+    """The scores as the table has now been shown them (``MatchState.info`` gives the
+    lobby no more than that while steps are paced)."""
+    shown = m._scores_shown
+    if shown is None:
+        return
+    totals, penalties = shown
+    if isinstance(event, RowTaken):
+        penalties = tuple(p + event.bullheads if seat == event.seat else p
+                          for seat, p in enumerate(penalties))
+    elif isinstance(event, RoundScored):
+        totals, penalties = event.totals, (0,) * len(penalties)
+    else:
+        return
+    m._scores_shown = (totals, penalties)

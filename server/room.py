@@ -112,9 +112,12 @@ class Room:
         raise AssertionError("more names taken than seats")  # pragma: no cover
 
     def next_host(self) -> int | None:
-        """The first seat of a connected member (the host left)."""
-        return next((s.index for s in self.seats if s is not None and s.member is not None
-                     and self.seat_connected(s)), None)
+        """The host after the host left: the first seat of a connected member, else the
+        first seat of a member who is away (it may come back: a table with a player
+        always has a host); None: no member sits."""
+        held = [s for s in self.seats if s is not None and s.member is not None]
+        return next((s.index for s in held if self.seat_connected(s)),
+                    held[0].index if held else None)
 
     def spectators(self) -> int:
         return sum(1 for m in self.members.values() if m.seat is None)

@@ -103,19 +103,21 @@ class Table:
         self._stored = match is not None  # its row is in the database already
         # sid -> session, for the members
         self._sessions: dict[int, Session] = dict(sessions or {})
-        # (the session, its request); None: a wake-up. (Not the connection: a closed
-        # one, and what it had read, must not be kept alive by its requests.)
-        self._inbox_send, self._inbox = trio.open_memory_channel[
-            tuple[Session, Input] | None](INBOX_SIZE)
-        self._queued: dict[int, int] = {}  # requests in the inbox, per connection number
-        self._notices: deque[tuple[Session, Input]] = deque()
+        # every input in the order it came: (the session, its request or its
+        # connection's coming or going), (None, a bot's answer). (Not the connection:
+        # a closed one, and what it had read, must not be kept alive by its requests.)
+        self._inputs: deque[tuple[Session | None, Input]] = deque()
+        self._waiting = 0  # requests in _inputs
+        self._queued: dict[int, int] = {}  # requests in _inputs, per connection number
+        self._wakeup = trio.Event()  # set when an input comes
+        # the sessions seen watching (their spectator row is in the database)
+        self._watchers: set[int] = {sid for sid, s in self._sessions.items() if s.seat is None}
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
         self._bots: dict[_BotKey, Strategy] = {}
         # (seat, strategy, seed) -> a timed strategy's pickled state, from its worker's
         # last answer (strategy None: the table's fallback deciding for that seat)
         self._states: dict[_BotKey, bytes] = {}
         self._thinks: deque[Think] = deque()
-        self._answers: deque[BotDecided] = deque()  # from the workers, not fed yet
         self._think_tasks: trio.Nursery | None = None
         self._closed = trio.Event()
 
@@ -150,12 +152,13 @@ class Table:
         self.match.place_bot(index, strategy, name)
 
     # ------------------------------------------------------------------ inputs
-    def request(self, session: Session, msg: P.Message) -> None:
-        """Hand ``session``'s request to the table's task (never blocks)."""
+    def request(self, session: Session, msg: P.Message) -> bool:
+        """Hand ``session``'s request to the table's task (never blocks); False: refused
+        at once (the table is closed, or too many requests wait), with an error sent."""
         if self.closed:
             session.send(P.Error(code=E.NO_SUCH_TABLE, message="the table is closed",
                                  request=msg.TYPE, re=msg.id))
-            return
+            return False
         client = session.client  # the connection that asks
         who = _who(session)
         queued = self._queued.get(who.conn, 0)
@@ -166,35 +169,33 @@ class Table:
                 session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
                                      message=f"{QUEUE_PER_CONNECTION} of your requests "
                                      "wait for this table already: send fewer"))
-            return
-        try:
-            self._inbox_send.send_nowait((session, Request(who, msg)))
-        except trio.WouldBlock:
+            return False
+        if self._waiting >= INBOX_SIZE:
             session.send(P.Error(code=E.RATE_LIMITED, request=msg.TYPE, re=msg.id,
                                  message="the table has too many requests waiting: "
                                  "send fewer"))
-        except trio.ClosedResourceError:  # pragma: no cover - closed meanwhile
-            pass
-        else:
-            self._queued[who.conn] = queued + 1
+            return False
+        self._queued[who.conn] = queued + 1
+        self._waiting += 1
+        self._put(session, Request(who, msg))
+        return True
 
     def resumed(self, session: Session) -> None:
-        """``session`` (a member) has a new connection."""
-        self._notice(session, Reconnected(session.sid))
+        """``session`` (linked to this table) has a new connection."""
+        self._put(session, Reconnected(session.sid))
 
     def disconnected(self, session: Session) -> None:
-        """``session`` (a member) lost its connection."""
+        """``session`` (linked to this table) lost its connection."""
         at = session.lost_at if session.lost_at is not None else trio.current_time()
-        self._notice(session, Disconnected(session.sid, at))
+        self._put(session, Disconnected(session.sid, at))
 
-    def _notice(self, session: Session, item: Input) -> None:
+    def _put(self, session: Session | None, item: Input) -> None:
+        """An input, behind every one before it (a connection's coming and going is
+        never refused: each connection makes at most two)."""
         if self.closed:
             return
-        self._notices.append((session, item))
-        try:
-            self._inbox_send.send_nowait(None)  # wake the task
-        except (trio.WouldBlock, trio.ClosedResourceError):
-            pass  # it has inputs waiting anyway: it reads the notices first
+        self._inputs.append((session, item))
+        self._wakeup.set()
 
     # ------------------------------------------------------------------ the task
     async def run(self) -> None:
@@ -218,26 +219,21 @@ class Table:
             wake, first = -math.inf, True
             taken = 0  # inputs taken since the last time the task waited
             while not match.closed:
-                item = None
-                if taken < BATCH:  # what is waiting already: no trip through the scheduler
-                    try:
-                        item = self._inbox.receive_nowait()
-                        taken += 1
-                    except (trio.WouldBlock, trio.EndOfChannel):
-                        pass
-                if item is None:
+                if taken >= BATCH:  # let the other tasks run now and then
                     taken = 0
+                    await trio.lowlevel.checkpoint()
+                if not self._inputs:
+                    taken = 0
+                    self._wakeup = trio.Event()
                     with trio.move_on_at(wake):
-                        item = await self._inbox.receive()
+                        await self._wakeup.wait()
+                item = self._inputs.popleft() if self._inputs else None
                 session = item[0] if item is not None else None
-                if item is not None and isinstance(item[1], Request):
-                    self._dequeued(item[1].who.conn)
+                if item is not None:
+                    taken += 1
+                    if isinstance(item[1], Request):
+                        self._dequeued(item[1].who.conn)
                 try:
-                    while self._notices and not match.closed:
-                        await self._feed(*self._notices.popleft())
-                    while self._answers and not match.closed:
-                        await self._carry_out(match.handle(self._answers.popleft(),
-                                                           trio.current_time(), time.time()))
                     if item is not None and not match.closed:
                         await self._feed(*item)
                     now = trio.current_time()
@@ -265,13 +261,17 @@ class Table:
                                           notify=False))
 
     def _dequeued(self, conn: int) -> None:
+        self._waiting -= 1
         left = self._queued.get(conn, 0) - 1
         if left > 0:
             self._queued[conn] = left
         else:
             self._queued.pop(conn, None)
 
-    async def _feed(self, session: Session, item: Input) -> None:
+    async def _feed(self, session: Session | None, item: Input) -> None:
+        if session is None:  # a bot's answer
+            await self._carry_out(self.match.handle(item, trio.current_time(), time.time()))
+            return
         if isinstance(item, Request):
             # the session may have moved since it asked
             elsewhere = session.table is not None and session.table is not self
@@ -316,11 +316,7 @@ class Table:
                 log.warning("table=%s seat=%d: %s (worker pid %d): %s", self.id, think.seat,
                             spec, thought.worker, thought.note)
             self._keep_state(key, thought.state)
-        self._answers.append(BotDecided(think.seat, think.key, decision))
-        try:
-            self._inbox_send.send_nowait(None)  # wake the task
-        except (trio.WouldBlock, trio.ClosedResourceError):
-            pass  # it has inputs waiting anyway (or is closed): it reads the answers first
+        self._put(None, BotDecided(think.seat, think.key, decision))
 
     def _keep_state(self, key: _BotKey, state: bytes | None) -> None:
         """Keep ``state`` for the bot's next decision (None: it starts afresh), unless
@@ -370,12 +366,15 @@ class Table:
         return bot
 
     async def _carry_out(self, effects: Effects) -> None:
-        """Do what the match said, in order: persist, then deliver."""
+        """Do what the match said, in order: link the sessions it seated (before
+        anything is awaited: their connection's end reaches this table whatever
+        happens meanwhile), persist, then deliver."""
         store = self.store
+        watch, unwatch = self._link(effects)
         if store is not None and (effects.facts or effects.finished is not None
                                   or effects.closed is not None or effects.started
-                                  or effects.joined or effects.released):
-            await self._persist(effects)
+                                  or watch or unwatch):
+            await self._persist(effects, watch, unwatch)
         self._deliver(effects)
         if store is not None and effects.joined and store.failing is not None:
             # the database was failing before they came: they are told too
@@ -385,7 +384,33 @@ class Table:
                 if session is not None:
                     session.send(notice)
 
-    async def _persist(self, effects: Effects) -> None:
+    def _link(self, effects: Effects) -> tuple[list[Session], list[Session]]:
+        """Link the sessions that just sat down or started watching to this table;
+        return the sessions that start watching and those that stop (their
+        spectator rows, for the database)."""
+        watch: list[Session] = []
+        unwatch: list[Session] = []
+        for sid, seat in effects.joined:
+            session = self._sessions.get(sid)
+            if session is None:
+                continue
+            session.table, session.seat = self, seat
+            if seat is None:
+                self._watchers.add(sid)
+                watch.append(session)
+            elif sid in self._watchers:  # watched, sits down now
+                self._watchers.discard(sid)
+                unwatch.append(session)
+        for sid in effects.released:
+            session = self._sessions.get(sid)
+            if sid in self._watchers:
+                self._watchers.discard(sid)
+                if session is not None:
+                    unwatch.append(session)
+        return watch, unwatch
+
+    async def _persist(self, effects: Effects, watch: list[Session],
+                       unwatch: list[Session]) -> None:
         """Write the facts (seats with their session's token, hashed), the finished
         game and the table's end. A storage fault is not raised: the store queues
         the write and the lobby tells everyone (``Lobby.storage_health``)."""
@@ -409,7 +434,10 @@ class Table:
                                      strategy=p["strategy"])
         if batch:
             await store.append(self.id, *batch)
-        await self._persist_spectators(effects)
+        for session in watch:  # so that a restart brings the spectators back too
+            await store.watch(self.id, session.token_hash, session.name, session.kind)
+        for session in unwatch:
+            await store.unwatch(self.id, session.token_hash)
         if effects.started:
             await store.update_table(self.id, status="playing")
         done = effects.finished
@@ -420,24 +448,10 @@ class Table:
         if effects.closed is not None and effects.closed != "server shutdown":
             await store.close_table(self.id)
 
-    async def _persist_spectators(self, effects: Effects) -> None:
-        """Who started or stopped watching (by their session's token, hashed), so that
-        a restart brings the spectators back too."""
-        store = self.store
-        assert store is not None
-        for sid, seat in effects.joined:
-            session = self._sessions.get(sid)
-            if session is None:
-                continue
-            if seat is None:
-                await store.watch(self.id, session.token_hash, session.name, session.kind)
-            elif session.table is self and session.seat is None:  # watched, sits down now
-                await store.unwatch(self.id, session.token_hash)
-        for sid in effects.released:
-            session = self._sessions.get(sid)
-            if session is not None and session.seat is None and session.table is self:
-                await store.unwatch(self.id, session.token_hash)
-
+        for session in watch:  # so that a restart brings the spectators back too
+            await store.watch(self.id, session.token_hash, session.name, session.kind)
+        for session in unwatch:
+            await store.unwatch(self.id, session.token_hash)
     def notify_all(self, msg: P.Message) -> None:
         """Send ``msg`` to everyone at the table (a server notice)."""
         for session in self._sessions.values():
@@ -445,10 +459,6 @@ class Table:
 
     def _deliver(self, effects: Effects) -> None:
         sessions = self._sessions
-        for sid, seat in effects.joined:
-            session = sessions.get(sid)
-            if session is not None:
-                session.table, session.seat = self, seat
         for sid, msg in effects.sends:
             session = sessions.get(sid)
             if session is not None:
@@ -460,11 +470,8 @@ class Table:
             client = session.client if session is not None else None
             if client is not None and client.cid == conn:
                 client.charge()
-        for sid in effects.released:
-            session = sessions.pop(sid, None)
-            if session is not None and session.table is self:
-                session.table, session.seat = None, None
-                self.lobby.after_leave(session)
+        for sid in (*effects.released, *effects.refused):
+            self._unlink(sessions.pop(sid, None))
         if effects.thinks:
             self._thinks.extend(effects.thinks)
         if effects.started:
@@ -475,9 +482,25 @@ class Table:
         if effects.closed is not None:
             self._thinks.clear()
             self._forget_gone_bots()
-            self._inbox_send.close()
+            # the requests never handled get their answer; every session linked here
+            # (asking to come in when the table closed) is at no table again
+            for session, item in self._inputs:
+                if isinstance(item, Request) and session is not None:
+                    session.send(P.Error(code=E.NO_SUCH_TABLE, message="the table is closed",
+                                         request=item.msg.TYPE, re=item.msg.id))
+                    self._unlink(session)
+            self._inputs.clear()
+            for session in list(sessions.values()):
+                self._unlink(session)
+            sessions.clear()
             self.lobby.table_closed(self)
             self._closed.set()
+
+    def _unlink(self, session: Session | None) -> None:
+        """``session`` is at no table any more (unless it is at another one now)."""
+        if session is not None and session.table is self:
+            session.table, session.seat = None, None
+            self.lobby.after_leave(session)
 
     async def wait_closed(self) -> None:
         await self._closed.wait()
