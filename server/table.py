@@ -227,19 +227,12 @@ class Table:
                     self._wakeup = trio.Event()
                     with trio.move_on_at(wake):
                         await self._wakeup.wait()
-                item = self._inputs.popleft() if self._inputs else None
+                item = self.next_input()
                 session = item[0] if item is not None else None
-                if item is not None:
-                    taken += 1
-                    if isinstance(item[1], Request):
-                        self._dequeued(item[1].who.conn)
+                taken += item is not None
                 try:
-                    if item is not None and not match.closed:
-                        await self._feed(*item)
-                    now = trio.current_time()
-                    if not match.closed and (first or now >= match.next_wake()):
-                        first = False
-                        await self._carry_out(match.wake(now, time.time()))
+                    await self.step(item, wake=first)
+                    first = False
                     await self._think()
                     wake = match.next_wake()
                 except Exception:
@@ -259,6 +252,26 @@ class Table:
                 why = "server shutdown" if self.lobby.stopping else "stopped"
                 self._deliver(match.close(why, trio.current_time(), time.time(),
                                           notify=False))
+
+    def next_input(self) -> tuple[Session | None, Input] | None:
+        """The oldest input waiting (None: none)."""
+        if not self._inputs:
+            return None
+        item = self._inputs.popleft()
+        if isinstance(item[1], Request):
+            self._dequeued(item[1].who.conn)
+        return item
+
+    async def step(self, item: tuple[Session | None, Input] | None, *,
+                   wake: bool = False) -> None:
+        """One turn of the actor: feed ``item`` (None: none) to the match, then wake it
+        if its time has come (``wake``: in any case)."""
+        match = self.match
+        if item is not None and not match.closed:
+            await self._feed(*item)
+        now = trio.current_time()
+        if not match.closed and (wake or now >= match.next_wake()):
+            await self._carry_out(match.wake(now, time.time()))
 
     def _dequeued(self, conn: int) -> None:
         self._waiting -= 1
