@@ -42,6 +42,7 @@ from nimmt.engine import (
 from . import translate
 from .match_events import paced
 from .match_io import Finished, Who
+from .match_rules import NO_GAME, refusal
 from .match_state import MatchState, log
 from .storage.facts import deal_fact, decision_fact, game_started_fact
 
@@ -98,8 +99,10 @@ def decide(m: MatchState, who: Who, msg: Any) -> None:
     a refused one and a replaced commit are charged to the sender's rate."""
     game = m._game
     index = m.room.seat_of(who.id)
-    if index is None or game is None or m.status != "playing":
-        m._refuse(who, msg, E.NOT_ALLOWED, "you are not playing at this table")
+    refused = refusal(m.status, msg.TYPE)
+    if refused is not None or index is None or game is None:
+        refused = refused or NO_GAME
+        m._refuse(who, msg, refused.code, refused.text)
         m._out.charges.append((who.id, who.conn))  # a wasted decision counts against the rate
         return
     try:

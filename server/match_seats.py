@@ -19,6 +19,7 @@ from nimmt.bots import DEFAULT_LEVEL, StrategyError, parse_strategy
 from . import translate
 from .match_game import begin, decide
 from .match_io import Who
+from .match_rules import refusal
 from .match_state import MatchState
 from .room import Member, SeatState
 from .storage.facts import left_fact, seat_fact
@@ -79,8 +80,9 @@ def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
     if who.elsewhere or (member is not None and member.seat is not None):
         _turn_away(m, who, msg, E.NOT_ALLOWED, "you are already at a table: leave it first")
         return
-    if m.status == "playing":
-        _turn_away(m, who, msg, E.ALREADY_STARTED, "the game has started: watch it instead")
+    refused = refusal(m.status, "join")
+    if refused is not None:
+        _turn_away(m, who, msg, refused.code, refused.text)
         return
     if who.kind == "spectator":
         _turn_away(m, who, msg, E.NOT_ALLOWED, "a spectator cannot take a seat")
@@ -216,8 +218,9 @@ def _check_host(m: MatchState, who: Who, msg: Any) -> bool:
     if index is None or index != m.room.host:
         m._refuse(who, msg, E.NOT_HOST, "only the host may do that")
         return False
-    if m.status == "playing":
-        m._refuse(who, msg, E.ALREADY_STARTED, "the game has started")
+    refused = refusal(m.status, msg.TYPE)
+    if refused is not None:
+        m._refuse(who, msg, refused.code, refused.text)
         return False
     return True
 

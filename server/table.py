@@ -414,8 +414,11 @@ class Table:
             elif sid in self._watchers:  # watched, sits down now
                 self._watchers.discard(sid)
                 unwatch.append(session)
+        members = self.match.members
         for sid in effects.released:
             session = self._sessions.get(sid)
+            if sid in members:  # left, and came back in the same call
+                continue
             if sid in self._watchers:
                 self._watchers.discard(sid)
                 if session is not None:
@@ -484,7 +487,8 @@ class Table:
             if client is not None and client.cid == conn:
                 client.charge()
         for sid in (*effects.released, *effects.refused):
-            self._unlink(sessions.pop(sid, None))
+            if sid not in self.match.members:  # (not: left, and came back in the same call)
+                self._unlink(sessions.pop(sid, None))
         if effects.thinks:
             self._thinks.extend(effects.thinks)
         if effects.started:

@@ -15,7 +15,9 @@ bot answers, the lobby feed and time; after every step:
 * a table that nobody is connected to is closed after ``abandon_after`` (and
   ``keep_finished``, once over);
 * no hand, private request or commit reaches anyone but its seat: not another seat,
-  not a spectator, not the lobby.
+  not a spectator, not the lobby (every message goes through the protocol of both
+  ends: a client in state ``watching`` or ``lobby`` cannot receive a private one, and
+  one that is received holds the cards dealt to the seat that client was given).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from hypothesis.stateful import (
 
 from nimmt import protocol as P
 from nimmt.bots import make_strategy
-from nimmt.engine import AwaitingCommits, AwaitingRowChoice, AwaitingTieChoice
+from nimmt.engine import AwaitingCommits, AwaitingRowChoice, AwaitingTieChoice, Deal
 from nimmt.server.lobby import Lobby
 from nimmt.server.match_io import BotDecided
 from nimmt.server.session import Session
@@ -64,21 +66,37 @@ def run_sync(coro: Any) -> None:
 
 
 class Link:
-    """A connection as the lobby and the tables see it (``session.Link``)."""
+    """A connection as the lobby and the tables see it (``session.Link``): each message
+    goes through the protocol of both ends, as on a real connection. What the
+    server's side may not send in its state is dropped (as ``ClientConnection`` does);
+    what it sends, the client's side must accept."""
 
-    def __init__(self, cid: int, model: TableModel) -> None:
+    def __init__(self, cid: int, model: TableModel, hello: P.Hello) -> None:
         self.cid = cid
         self.session: Session | None = None
         self.address = "127.0.0.1"
         self.live = True
         self.model = model
+        self.server = P.Connection(P.SERVER)
+        self.client = P.Connection(P.CLIENT)
+        self.server.receive_data(self.client.send(hello))
+        assert isinstance(self.server.next_message(), P.Hello)
+        self.seat: int | None = None  # as this client was told
+        self.table_id: str | None = None
 
     def send(self, msg: Any) -> bool:
         assert self.live, f"{msg.TYPE} sent on a closed connection"
-        self.model.delivered(self, msg)
+        try:
+            data = self.server.send(msg)
+        except P.LocalProtocolError:
+            return False
+        self.client.receive_data(data)
+        received = self.client.next_message()
+        self.model.delivered(self, received)
         return True
 
     def close(self, reason: str, text: str = "") -> None:  # replaced by a newer one
+        self.send(P.Goodbye(reason=reason, message=text[:500]))
         self.live = False
 
     def charge(self) -> None:
@@ -115,20 +133,34 @@ class TableModel(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------ plumbing
     def delivered(self, link: Link, msg: Any) -> None:
-        """No private message reaches anyone but the seat it is for."""
-        session = link.session
-        if session is None:  # before its welcome (bad_token)
-            assert msg.TYPE == "error"
+        """No hand, private request or commit reaches anyone but its seat's player."""
+        if isinstance(msg, P.Seated):
+            link.seat, link.table_id = msg.seat, msg.table.table_id
+        elif isinstance(msg, P.Watching):
+            link.seat, link.table_id = None, msg.table.table_id
+        elif isinstance(msg, P.Left):
+            link.seat = link.table_id = None
+        if msg.TYPE not in PRIVATE and msg.TYPE != "snapshot":
             return
-        if msg.TYPE in PRIVATE or (msg.TYPE == "snapshot" and msg.hand):
-            assert session.kind != "spectator", f"a spectator got {msg.TYPE}"
-            assert session.table is not None and session.seat is not None, \
-                f"{session} at no seat got {msg.TYPE}"
-            table = session.table
-            seat = table.match.seats[session.seat]
-            assert seat is not None and seat.member == session.sid, msg
-            if msg.TYPE == "snapshot":
-                assert msg.seat == session.seat
+        assert link.session is not None and link.session.kind != "spectator", msg
+        hand = self._hand(link)
+        if msg.TYPE == "snapshot":
+            assert msg.seat == link.seat
+            assert set(msg.hand) <= hand and (msg.commit is None or msg.commit in hand)
+        elif msg.TYPE == "hand_dealt":
+            assert set(msg.cards) == hand, (link.seat, msg)
+        elif msg.TYPE == "commit_accepted":
+            assert msg.card in hand
+        else:
+            assert link.seat is not None, msg
+
+    def _hand(self, link: Link) -> set[int]:
+        """The cards dealt to the seat ``link`` was told it sits in, this round."""
+        if link.seat is None:
+            return set()
+        table = next(t for t in self.tables if t.id == link.table_id)
+        deals = [h for h in table.match._history if isinstance(h, Deal)]
+        return set(deals[-1].hands[link.seat]) if deals else set()
 
     def _open_tables(self) -> list[Table]:
         return [t for t in self.tables if not t.closed]
@@ -172,10 +204,10 @@ class TableModel(RuleBasedStateMachine):
     @rule(kind=st.sampled_from(["human", "human", "spectator", "bot"]))
     def connect(self, kind: str) -> None:
         self.cids += 1
-        link = Link(self.cids, self)
+        hello = P.Hello(protocol=P.PROTOCOL_VERSION, name=f"p{self.cids}", kind=kind)
+        link = Link(self.cids, self, hello)
         self.links.append(link)
-        session = self.lobby.hello(link, P.Hello(protocol=P.PROTOCOL_VERSION,
-                                                 name=f"p{self.cids}", kind=kind))
+        session = self.lobby.hello(link, hello)
         assert session is not None
         self.sessions[session.sid] = session
 
@@ -199,10 +231,11 @@ class TableModel(RuleBasedStateMachine):
 
     def resume_session(self, session: Session) -> None:
         self.cids += 1
-        link = Link(self.cids, self)
+        hello = P.Hello(protocol=P.PROTOCOL_VERSION, name=session.name, kind=session.kind,
+                        token=session.token)
+        link = Link(self.cids, self, hello)
         self.links.append(link)
-        self.lobby.hello(link, P.Hello(protocol=P.PROTOCOL_VERSION, name=session.name,
-                                       kind=session.kind, token=session.token))
+        self.lobby.hello(link, hello)
         if link.session is not None:
             self.sessions[link.session.sid] = link.session
 

@@ -1,0 +1,99 @@
+"""The match's states and transitions as one table (``server.match_rules.RULES``),
+enumerated: every status x every input, against a ``Match`` in that status."""
+
+from __future__ import annotations
+
+import pytest
+
+from nimmt import protocol as P
+from nimmt.server.match_io import BotDecided, Disconnected, Reconnected, Request, Who
+from nimmt.server.match_rules import IGNORED, INPUTS, NEXT, RULES, STATUSES, TAKEN, Refused
+
+from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
+
+CY = Who(4, "Cy", "human")  # a newcomer
+EVE = Who(5, "Eve", "spectator")
+STATUS_TEXTS = {r.text for r in RULES.values() if isinstance(r, Refused)}
+
+
+def table_in(status: str) -> Harness:
+    """Ann (the host, seat 0) and Bob at a three-seat table; a bot in seat 2 once a game
+    has started; its status ``status``."""
+    h = Harness.new(dealer=fixed(standard_deal(players=3)), seats=3, rounds=1,
+                    point_limit=0, autoplay_when_away="immediately")
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(BOB, P.Join(table_id="t1", id=1))
+    if status == "waiting":
+        return h
+    h.send(ANN, P.AddBot(strategy="heuristic", id=2))
+    h.send(ANN, P.Start(id=3))
+    if status in ("over", "closed"):
+        h.input(Disconnected(ANN.id, 0.0))
+        h.input(Disconnected(BOB.id, 0.0))
+        h.run_until(10.0)  # the autopilot plays the round out for them
+        assert h.match.status == "over"
+        h.input(Reconnected(ANN.id))
+        h.input(Reconnected(BOB.id))
+    if status == "closed":
+        h.take(h.match.close("stopped", h.now, WALL + h.now))
+    assert h.match.status == status
+    return h
+
+
+def the_input(h: Harness, name: str):
+    """A well-formed ``name`` from whoever would send it (the host for the table's
+    own requests, a newcomer for create_table, join and watch)."""
+    game = h.match._game
+    round_, turn = (game.round, game.turn) if game is not None else (1, 1)
+    hand = game.view(0).hand if game is not None and game.view(0).hand else (1,)
+    messages = {
+        "create_table": (CY, P.CreateTable(options=P.TableOptions(seats=3), id=7)),
+        "join": (CY, P.Join(table_id="t1", id=7)),
+        "watch": (EVE, P.Watch(table_id="t1", id=7)),
+        "leave": (BOB, P.Leave(id=7)),
+        "add_bot": (ANN, P.AddBot(strategy="heuristic", id=7)),
+        "remove_bot": (ANN, P.RemoveBot(seat=2, id=7)),
+        "start": (ANN, P.Start(id=7)),
+        "chat": (BOB, P.Chat(text="hi", id=7)),
+        "commit": (ANN, P.Commit(round=round_, turn=turn, card=hand[0], id=7)),
+        "choose_row": (ANN, P.ChooseRow(round=round_, turn=turn, row=0, id=7)),
+        "choose_tie": (ANN, P.ChooseTie(round=round_, turn=turn, place=P.Place(row=0, end="right"), id=7)),
+        "draft_pick": (ANN, P.DraftPick(round=round_, pick=1, card=hand[0], id=7)),
+    }
+    if name in messages:
+        who, msg = messages[name]
+        return who, Request(who, msg)
+    if name == "disconnected":
+        return BOB, Disconnected(BOB.id, h.now)
+    if name == "reconnected":
+        return BOB, Reconnected(BOB.id)
+    key = h.match._armed or ("commit", 1, 1)
+    return ANN, BotDecided(2, key, None)  # an answer for the bot's seat
+
+
+def test_the_table_names_every_status_and_input():
+    assert set(RULES) == {(s, i) for s in STATUSES for i in INPUTS}
+    assert set(NEXT) == set(STATUSES) and all(set(n) <= set(STATUSES) for n in NEXT.values())
+
+
+@pytest.mark.parametrize("status", STATUSES)
+@pytest.mark.parametrize("name", INPUTS)
+def test_each_input_in_each_status_is_what_the_table_says(status: str, name: str):
+    h = table_in(status)
+    if status == "over" and name == "add_bot":
+        h.send(ANN, P.RemoveBot(seat=2, id=6))  # a free seat for it
+    who, item = the_input(h, name)
+    before = h.match.status
+    rule = RULES[status, name]
+    if isinstance(item, BotDecided) and rule is TAKEN:
+        return  # answered in every game the harness plays (Harness.take)
+    out = h.input(item)
+    errors = [m for member, m in out.sends if member == who.id and isinstance(m, P.Error)]
+    if rule is IGNORED:
+        assert out.sends == [] and out.facts == [] and h.match.status == before
+    elif isinstance(rule, Refused):
+        assert [(e.code, e.message) for e in errors] == [(rule.code, rule.text)]
+    else:
+        assert rule is TAKEN
+        assert not [e for e in errors if e.message in STATUS_TEXTS], errors
+    assert h.match.status == before or h.match.status in NEXT[before]
