@@ -205,7 +205,7 @@ class Match(MatchState):
         that is due now: built-in bots at once, players whose deadline passed, and
         away players whose grace is over."""
         while True:
-            if not match_timing.flush(self):
+            if not match_timing.send_due_steps(self):
                 return
             if self._deferred:
                 self._dispatch(self._deferred.popleft())

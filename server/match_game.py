@@ -6,7 +6,7 @@ the game waits for a deal. A decision comes from a player's request
 autopilot (``bot_decided``, ``apply``); every deal and decision is kept (the
 game's history) and goes out as a fact (persisted before anyone hears of it).
 The events it produces are queued (``broadcast``) and sent by
-``match_timing.flush``.
+``match_timing.send_due_steps``.
 Functions over the match's state (``match_state.MatchState``).
 """
 
@@ -201,8 +201,8 @@ def decision_key(game: Game) -> tuple[Any, ...] | None:
 def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
     """A strategy's answer to a ``Think``: applied if the decision ``key`` is still awaited."""
     game = m._game
-    if m._thinking.get(seat) == key:
-        del m._thinking[seat]
+    if m._asked.get(seat) == key:
+        del m._asked[seat]
     # ``_armed`` moves on only once the paced steps are shown: the game itself
     # may already wait for another decision (a player who committed after the
     # autopilot was asked now chooses a row), so the key is checked against both
@@ -220,7 +220,7 @@ def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decisi
 
 def broadcast(m: MatchState, events: list[Event], re: int | None = None) -> None:
     """Queue ``events`` for each seat and spectator as they may see them; a
-    resolution step waits ``step_delay`` after the one before (``match_timing.flush``).
+    resolution step waits ``step_delay`` after the one before (``match_timing.send_due_steps``).
     ``re``: the id of the request that caused them (echoed by commit_accepted)."""
     m._backlog.extend(paced(events, re))
 

@@ -141,7 +141,8 @@ class Effects:
     # (member, connection) that wasted a decision: charged to that connection's rate
     charges: list[tuple[int, int]] = field(default_factory=list)
     thinks: list[Think] = field(default_factory=list)
-    joined: list[tuple[int, int | None]] = field(default_factory=list)  # (member, seat)
+    # (member, seat) of those who sat down or started watching (seat None)
+    entered: list[tuple[int, int | None]] = field(default_factory=list)
     released: list[int] = field(default_factory=list)  # members now at no table
     # sessions whose create_table/join/watch was refused (or never handled: the table
     # closed): at no table, though never a member

@@ -95,7 +95,7 @@ def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
     name = m.room.unique_name(who.name)
     m.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
     m.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
-    m._out.joined.append((who.id, index))
+    m._out.entered.append((who.id, index))
     m._fact(seat_fact(index, name, who.kind, member=who.id))
     if host or m.room.host is None:
         m.room.host = index
@@ -116,7 +116,7 @@ def _watch(m: MatchState, who: Who, msg: Any) -> None:
                    "spectators, as many as it allows: watch another table")
         return
     m.room.members[who.id] = Member(who.id, who.name, who.kind, True, None)
-    m._out.joined.append((who.id, None))
+    m._out.entered.append((who.id, None))
     m._refresh_presence()
     m._send(who.id, P.Watching(table=m.info(), re=getattr(msg, "id", None)))
     if m._game is not None and m.status == "playing":

@@ -90,8 +90,9 @@ class MatchState:
         # (totals, this round's penalties) as the table has been shown them: the lobby
         # hears no more than that (the game is ahead while steps are paced)
         self._scores_shown: tuple[tuple[int, ...], tuple[int, ...]] | None = None
-        # seat -> the decision key a strategy is deciding for it (a Think not answered yet)
-        self._thinking: dict[int, tuple[Any, ...]] = {}
+        # seat -> the decision key a strategy was asked to decide for it (a Think not
+        # answered yet)
+        self._asked: dict[int, tuple[Any, ...]] = {}
         self._now = now
         self._wall = 0.0
         self._started_wall = 0.0  # when this game started (Unix time), for its record
@@ -224,7 +225,7 @@ class MatchState:
         self._deferred.clear()
         self._resuming.clear()
         self._paced_until = None
-        self._thinking.clear()
+        self._asked.clear()
         for member in self.room.members:
             if notify:
                 self._send(member, P.Left(table_id=self.id, reason="table_closed"))

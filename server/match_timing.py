@@ -9,7 +9,7 @@ a player who is away (at once for one who left): a bot's strategy decides
 (``think``; the answer comes back as a ``BotDecided``), and for a player the
 autopilot: RULES.md's default for a row or tie choice, the table's fallback
 strategy for a card or a draft pick. Events are sent in paced steps
-(``flush``): a step waits ``step_delay`` after the one before while a person
+(``send_due_steps``): a step waits ``step_delay`` after the one before while a person
 watches. ``wake_at`` says when the game needs the match next. Functions over
 the match's state (``match_state.MatchState``).
 """
@@ -41,7 +41,7 @@ from .match_game import decision_key, game_over
 from .match_io import Think
 from .match_state import MatchState
 
-__all__ = ["wake_at", "open_decision", "warn_at", "warn", "due_seat", "think", "flush"]
+__all__ = ["wake_at", "open_decision", "warn_at", "warn", "due_seat", "think", "send_due_steps"]
 
 
 def wake_at(m: MatchState) -> float:
@@ -61,7 +61,7 @@ def wake_at(m: MatchState) -> float:
     pending = m._game.pending
     if pending is not None:
         for i in pending.seats:
-            if i in m._thinking:
+            if i in m._asked:
                 continue
             at = _autoplay_at(m, i)
             if at is not None:
@@ -87,7 +87,7 @@ def open_decision(m: MatchState) -> None:
     if key == m._armed:
         return
     m._armed = key
-    m._thinking.clear()  # what was asked for an earlier decision is answered late
+    m._asked.clear()  # what was asked for an earlier decision is answered late
     m._armed_at = m._now
     m._deadline = m._now + duration
     m._wire_at = m._wall + duration
@@ -156,7 +156,7 @@ def due_seat(m: MatchState) -> int | None:
     late = m._deadline is not None and now >= m._deadline
     for index in sorted(pending.seats):
         seat = m.room.seats[index]
-        if seat is None or index in m._thinking:
+        if seat is None or index in m._asked:
             continue
         if seat.builtin or late:
             return index
@@ -185,11 +185,11 @@ def think(m: MatchState, index: int, strategy: str | None, seed: int | None) -> 
     fallback); its answer comes back as a ``BotDecided`` (``match_game.bot_decided``)."""
     assert m._game is not None and m._armed is not None
     key = m._armed
-    m._thinking[index] = key
+    m._asked[index] = key
     m._out.thinks.append(Think(index, key, m._game.view(index), strategy, seed))
 
 
-def flush(m: MatchState) -> bool:
+def send_due_steps(m: MatchState) -> bool:
     """Send the queued events that are due; True when none is left."""
     backlog = m._backlog
     game = m._game

@@ -389,10 +389,10 @@ class Table:
                                   or watch or unwatch):
             await self._persist(effects, watch, unwatch)
         self._deliver(effects)
-        if store is not None and effects.joined and store.failing is not None:
+        if store is not None and effects.entered and store.failing is not None:
             # the database was failing before they came: they are told too
             notice = storage_notice(store.failing)
-            for sid, _ in effects.joined:
+            for sid, _ in effects.entered:
                 session = self._sessions.get(sid)
                 if session is not None:
                     session.send(notice)
@@ -403,7 +403,7 @@ class Table:
         spectator rows, for the database)."""
         watch: list[Session] = []
         unwatch: list[Session] = []
-        for sid, seat in effects.joined:
+        for sid, seat in effects.entered:
             session = self._sessions.get(sid)
             if session is None:
                 continue

@@ -140,14 +140,15 @@ class TableModel(RuleBasedStateMachine):
             link.seat, link.table_id = None, msg.table.table_id
         elif isinstance(msg, P.Left):
             link.seat = link.table_id = None
-        if msg.TYPE not in PRIVATE and msg.TYPE != "snapshot":
-            return
-        assert link.session is not None and link.session.kind != "spectator", msg
         hand = self._hand(link)
         if msg.TYPE == "snapshot":
             assert msg.seat == link.seat
             assert set(msg.hand) <= hand and (msg.commit is None or msg.commit in hand)
-        elif msg.TYPE == "hand_dealt":
+            return
+        if msg.TYPE not in PRIVATE:
+            return
+        assert link.session is not None and link.session.kind != "spectator", msg
+        if msg.TYPE == "hand_dealt":
             assert set(msg.cards) == hand, (link.seat, msg)
         elif msg.TYPE == "commit_accepted":
             assert msg.card in hand
@@ -405,7 +406,7 @@ class TableModel(RuleBasedStateMachine):
             game = match._game
             if match.status != "playing" or game is None or game.pending is None:
                 continue
-            if any(t is table for t, _ in self.thinks) or match._thinking:
+            if any(t is table for t, _ in self.thinks) or match._asked:
                 continue
             assert match.next_wake() < math.inf, table
 
