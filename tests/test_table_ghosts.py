@@ -76,6 +76,19 @@ async def they_play_a_turn(ann: ScriptClient, bob: ScriptClient) -> None:
         assert sorted(card for _, card in revealed.plays) == [15, 25]
 
 
+async def paced_turn_revealed(ann: ScriptClient, bob: ScriptClient) -> str:
+    """Ann, Bob and two bots (``PACED``) start; Ann and Bob commit turn 1; return once
+    Ann has the reveal: the four placements are still to be paced out."""
+    table_id = await seat_players(ann, [bob], PACED, bots=2)
+    await ann.send(P.Start())
+    for who in (ann, bob):
+        await who.expect("turn_started")
+    await ann.send(P.Commit(round=1, turn=1, card=15))
+    await bob.send(P.Commit(round=1, turn=1, card=25))
+    await ann.expect("revealed")
+    return table_id
+
+
 async def test_a_creator_gone_before_its_table_ran_leaves_no_connected_seat(
         tmp_path: Path, db_clock):
     """Defect 1a: with a database, ``create_table`` then the socket closed at once: the
@@ -127,14 +140,8 @@ async def test_a_spectator_gone_while_its_watch_waited_for_the_steps_is_no_ghost
         olga = await ScriptClient.tcp(port, "Olga")  # in the lobby, looking
         ann = await ScriptClient.tcp(port, "Ann")
         bob = await ScriptClient.tcp(port, "Bob")
-        table_id = await seat_players(ann, [bob], PACED, bots=2)
         gus = await ScriptClient.tcp(port, "Gus", "spectator")
-        await ann.send(P.Start())
-        for who in (ann, bob):
-            await who.expect("turn_started")
-        await ann.send(P.Commit(round=1, turn=1, card=15))
-        await bob.send(P.Commit(round=1, turn=1, card=25))
-        await ann.expect("revealed")
+        table_id = await paced_turn_revealed(ann, bob)
         await gus.send(P.Watch(table_id=table_id, id=1))  # the placements are paced
         await gus.aclose()
         await ann.expect("turn_started")  # the steps are out
@@ -157,12 +164,7 @@ async def test_a_return_and_a_drop_during_the_steps_leave_the_seat_away(autojump
     async with serving() as (_, port):
         ann = await ScriptClient.tcp(port, "Ann")
         bob = await ScriptClient.tcp(port, "Bob")
-        table_id = await seat_players(ann, [bob], PACED, bots=2)
-        await ann.send(P.Start())
-        for who in (ann, bob):
-            await who.expect("turn_started")
-        await ann.send(P.Commit(round=1, turn=1, card=15))
-        await bob.send(P.Commit(round=1, turn=1, card=25))
+        table_id = await paced_turn_revealed(ann, bob)
         await bob.expect("revealed")
         await bob.aclose()
         back = await ScriptClient.tcp(port, "Bob", token=bob.token)
