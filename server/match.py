@@ -8,8 +8,11 @@ does no I/O and reads no clock: every call takes the time (``now``, the
 server's monotonic clock, and ``wall``, Unix time for the deadlines on the
 wire) and returns an ``Effects`` (see ``match_io``); ``next_wake()`` says when
 it wants to be called again (``wake``). A paced step is output scheduled for
-later, not a sleep: requests that need what was shown (decisions, snapshots)
-wait in the match until the paced steps are out; the others are answered at once.
+later, not a sleep: requests that need what was shown (decisions, ``watch``)
+wait in the match until the paced steps are out, and every later input of their
+session waits behind them; a member's connection dropping or coming back is its
+presence at once (one who comes back is greeted after the steps); the others are
+answered at once. What each status takes is ``match_rules.RULES``.
 
 Hidden information by construction: everything sent to a seat is built from
 engine events routed to it and ``game.view(seat)`` (spectators: seat None);

@@ -3,16 +3,20 @@
 The game flow itself (seats, the private ``Game``, deadlines, pacing) is the
 sans-IO ``match.Match``; this task only moves things in and out of it:
 
-* requests come through a bounded inbox (``Table.request``): at most
-  ``INBOX_SIZE`` in all and ``QUEUE_PER_CONNECTION`` from one connection (more:
-  refused with ``rate_limited`` and counted against that connection's rate, so a
-  flood from one client costs the others nothing); a connection's comings and
-  goings through a short queue that is never refused;
+* every input goes into one queue, in the order it came, and the match is fed in
+  that order (docs/SERVER.md, "The ordering rule"): requests (``Table.request``:
+  at most ``INBOX_SIZE`` waiting in all and ``QUEUE_PER_CONNECTION`` from one
+  connection; more: refused with ``rate_limited`` and counted against that
+  connection's rate, so a flood from one client costs the others nothing), a
+  linked session's connection dropping or coming back (never refused), and the
+  bots' answers;
 * the task waits for the next input or for ``match.next_wake()`` with
   ``trio.move_on_at``: no polling, and never a sleep in the middle of a request;
-* each call's ``Effects`` are carried out in order: the facts are written to
-  the database (awaited: the latest accepted decision is on disk before anyone
-  hears of its effects), then messages go into each connection's bounded queue
+  one turn (``step``) feeds one input and then wakes the match if its time came;
+* each call's ``Effects`` are carried out in order: the sessions seated link to
+  this table (before anything is awaited), the facts are written to the database
+  (awaited: the latest accepted decision is on disk before anyone hears of its
+  effects), then messages go into each connection's bounded queue
   (``Session.send``, which never blocks), then the rest; a built-in bot's
   ``Think`` is answered and fed back as a ``BotDecided``: at once for the cheap
   strategies, and for the timed ones (``nimmt.bots.TIMED``: search, mcs) by a
