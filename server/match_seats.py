@@ -50,6 +50,8 @@ def request(m: MatchState, who: Who, msg: P.Message) -> None:
             _remove_bot(m, who, msg)
         case P.Start():
             _start(m, who, msg)
+        case P.Chat() if who.id not in m.room.members:  # its join was refused meanwhile
+            m._refuse(who, msg, E.NOT_ALLOWED, "you are not at this table")
         case P.Chat():
             m._to_all(P.ChatMessage(name=who.name, seat=m.room.seat_of(who.id), text=msg.text))
         case _:
