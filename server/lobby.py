@@ -359,16 +359,16 @@ class Lobby:
                 self._create(session, msg)
             case P.Join() | P.Watch():
                 table = self.tables.get(msg.table_id)
-                if session.table is not None and session.table is not table:
-                    # at a table, or on the way to one: one table at a time
-                    client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
-                                        message="you are already at a table: leave it first"))
-                elif table is None or table.closed:
+                if table is None or table.closed:
                     client.send(P.Error(code=E.NO_SUCH_TABLE, field="table_id",
                                         request=msg.TYPE, re=msg.id,
                                         message=f"no table {msg.table_id!r}"))
                 elif session.table is table:  # a spectator sitting down, or a repeat
                     table.request(session, msg)
+                elif session.table is not None:
+                    # at a table, or on the way to one: one table at a time
+                    client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                        message="you are already at a table: leave it first"))
                 else:
                     # the session is at this table from now on: its connection's end
                     # reaches the table, and a second join/watch/create is refused; the
