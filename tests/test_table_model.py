@@ -47,7 +47,7 @@ from nimmt.server.match_io import BotDecided
 from nimmt.server.session import Session
 from nimmt.server.table import Table
 from nimmt.server.translate import random_deal
-from server_helpers import make_config
+from server_helpers import ScriptClient, make_config
 
 ABANDON, KEEP = 5.0, 5.0
 PRIVATE = {"hand_dealt", "commit_accepted", "row_choice_request", "tie_choice_request",
@@ -134,12 +134,7 @@ class TableModel(RuleBasedStateMachine):
     # ------------------------------------------------------------------ plumbing
     def delivered(self, link: Link, msg: Any) -> None:
         """No hand, private request or commit reaches anyone but its seat's player."""
-        if isinstance(msg, P.Seated):
-            link.seat, link.table_id = msg.seat, msg.table.table_id
-        elif isinstance(msg, P.Watching):
-            link.seat, link.table_id = None, msg.table.table_id
-        elif isinstance(msg, P.Left):
-            link.seat = link.table_id = None
+        ScriptClient._track(link, msg)  # type: ignore[arg-type]  # its seat and table, as told
         hand = self._hand(link)
         if msg.TYPE == "snapshot":
             assert msg.seat == link.seat
