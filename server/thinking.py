@@ -17,10 +17,11 @@ few worker processes and await the answer without blocking the event loop:
   it is ready, so its start-up (a few tenths of a second) counts against no
   job's deadline: a job that cannot wait that long fails, the worker lives on;
   the workers are stopped, and waited for, when ``run`` ends (server shutdown);
-* a worker is ``python -m nimmt.server.think_worker FD``, talking over a socket pair:
-  a plain new interpreter, not a fork of the server (trio and its threads stay
+* a worker is ``python -m nimmt.server.think_worker FD PID``, talking over a socket
+  pair: a plain new interpreter, not a fork of the server (trio and its threads stay
   behind) nor multiprocessing's spawn (which re-runs the main script of whatever
-  program embeds the server). A worker whose server dies reads end-of-file and ends.
+  program embeds the server). A worker dies with its server (``PID``), even in the
+  middle of a decision and even if the server was killed (``think_worker.die_with``).
 
 Only the seat's ``View`` (what the bot may know) and the bot's own state cross to
 the worker. A worker keeps nothing between decisions: ``think`` takes the
@@ -208,7 +209,8 @@ class ThinkPool:
         mine, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "nimmt.server.think_worker", str(theirs.fileno())],
+                [sys.executable, "-m", "nimmt.server.think_worker", str(theirs.fileno()),
+                 str(os.getpid())],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
         finally:
             theirs.close()
