@@ -407,6 +407,8 @@ class Table:
                 await store.set_seat(self.id, p["seat"], p["name"], p["kind"],
                                      token=session.token if session is not None else None,
                                      strategy=p["strategy"])
+            if self.match.status == "over":  # logged after the game's "left" facts (restore.py)
+                batch.append(Fact("seat", {k: v for k, v in p.items() if k != "member"}))
         if batch:
             await store.append(self.id, *batch)
         await self._persist_spectators(effects)
