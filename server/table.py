@@ -305,7 +305,7 @@ class Table:
         key = _bot_key(think)
         try:
             thought = await pool.think(spec, think.seed, think.view, self._think_time(think),
-                                       state=self._states.get(key))
+                                       state=self._states.get(key), owner=self.id)
         except ThinkFailed as e:
             level = logging.INFO if isinstance(e, PoolStopped) else logging.WARNING
             log.log(level, "table=%s seat=%d: %s; the heuristic decides", self.id, think.seat, e)
