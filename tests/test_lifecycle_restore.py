@@ -4,12 +4,13 @@ Real server on 127.0.0.1 with a database file, stopped and started again."""
 
 from __future__ import annotations
 
+import doctest
 from pathlib import Path
 
 import trio
 
 from nimmt import protocol as P
-from nimmt.server import start_server
+from nimmt.server import restore, start_server
 from nimmt.server.storage import AsyncStore
 from server_helpers import Player, ScriptClient, make_config, play_all, seat_players
 
@@ -60,3 +61,7 @@ async def test_seats_taken_after_a_game_that_their_players_left_come_back(tmp_pa
         await server.shutdown()
         nursery.cancel_scope.cancel()
     await store.aclose()
+
+
+def test_the_restore_examples_hold() -> None:
+    assert doctest.testmod(restore).failed == 0

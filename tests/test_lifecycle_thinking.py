@@ -5,6 +5,7 @@ behind theirs. Orders are asserted, never durations."""
 
 from __future__ import annotations
 
+import doctest
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ import trio.testing
 from nimmt import protocol as P
 from nimmt.engine import Game, Options
 from nimmt.server.app import start_server
+from nimmt.server import think_queue
 from nimmt.server.think_queue import ThinkQueue
 from nimmt.server.thinking import ThinkPool, ThinkRefused
 from server_helpers import ScriptClient, make_config
@@ -31,6 +33,10 @@ def test_the_queue_takes_the_tables_in_turns() -> None:
     taken = [queue.pop() for _ in range(len(queue))]
     assert taken[:6] == ["a0", "b0", "c0", "a1", "b1", "a2"]
     assert taken[6:] == [f"a{n}" for n in range(3, 16)] and queue.pop() is None
+
+
+def test_the_queues_example_holds() -> None:
+    assert doctest.testmod(think_queue).failed == 0
 
 
 def test_the_queue_keeps_its_bounds_at_the_expense_of_the_longest_line() -> None:
