@@ -9,7 +9,7 @@ import trio
 
 from nimmt import protocol as P
 from nimmt.server import start_server
-from server_helpers import ScriptClient, make_config
+from server_helpers import Player, ScriptClient, make_config, play_until_over
 
 
 async def _join_standing(port: int, name: str) -> tuple[ScriptClient, str]:
@@ -72,5 +72,21 @@ async def test_standing_tables_respect_max_tables() -> None:
         assert sorted(_open(server)) == ["playing", "playing", "waiting"]
         ann, _ = await _join_standing(port, "Ann")
         await ann.expect("turn_started")
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_finished_standing_game_closes_when_its_player_leaves() -> None:
+    """The game is over, its player leaves: the table closes at once (it used to stay
+    open, counted against max_tables, for keep_finished)."""
+    config = make_config(bots=1, rounds=1, point_limit=0, step_delay=0.0)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config)
+        ann, table_id = await _join_standing(port, "Ann")
+        await play_until_over(Player(ann))
+        assert server.lobby.tables[table_id].status == "over"
+        assert isinstance(await ann.request(P.Leave()), P.Left)
+        assert server.lobby.tables.get(table_id) is None
+        assert _open(server) == ["waiting"]
         await server.shutdown()
         nursery.cancel_scope.cancel()

@@ -43,10 +43,11 @@ def _workers(server: int) -> list[int]:
 
 
 async def _until(what: str, test, timeout: float = 30.0):  # noqa: ANN001 - a predicate
-    with trio.fail_after(timeout):
+    with trio.move_on_after(timeout):
         while not (value := test()):
             await trio.sleep(0.02)
-    return value
+        return value
+    raise AssertionError(f"waited {timeout:g} s for {what}")
 
 
 async def test_a_worker_thinking_dies_with_its_killed_server() -> None:
