@@ -159,7 +159,9 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
     data: dict[str, Any] = {
         "version": 1,
         "id": stored.id, "name": stored.name, "settings": asdict(settings),
-        "persistent": False, "autostart": bool(stored.settings.get("autostart")),
+        # a --bots table's game stays one: it closes once its player has left
+        "persistent": bool(stored.settings.get("persistent")),
+        "autostart": bool(stored.settings.get("autostart")),
         "room": {"seats": seats, "members": member_data, "host": host},
         "status": status, "games_played": rebuilt.game_no or 0,
         "rng": rng_to_data(random.Random()), "deal_rng": rng_to_data(random.Random()),

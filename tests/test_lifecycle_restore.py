@@ -63,5 +63,36 @@ async def test_seats_taken_after_a_game_that_their_players_left_come_back(tmp_pa
     await store.aclose()
 
 
+async def test_a_standing_game_brought_back_still_closes_when_its_player_leaves(
+        tmp_path: Path):
+    """Ann plays at the ``--bots`` table; the server restarts; she comes back, and
+    leaves: the game closes at once, as it would have before the restart (it used
+    to play on for nobody until abandon_after)."""
+    path = str(tmp_path / "nimmt.db")
+    config = make_config(bots=2, step_delay=0.0)
+    store = await AsyncStore.open(path)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config, store=store)
+        ann = await ScriptClient.tcp(port, "Ann")
+        (table,) = (await ann.request(P.ListTables())).tables
+        assert isinstance(await ann.request(P.Join(table_id=table.table_id)), P.Seated)
+        await ann.expect("turn_started")
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+    await store.aclose()
+
+    store = await AsyncStore.open(path)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, config, store=store)
+        ann2 = await ScriptClient.tcp(port, "Ann", token=ann.token)
+        assert (await ann2.expect("seated")).table.table_id == table.table_id
+        assert isinstance(await ann2.request(P.Leave()), P.Left)
+        assert server.lobby.tables.get(table.table_id) is None
+        assert [t.status for t in server.lobby.tables.values()] == ["waiting"]
+        await server.shutdown()
+        nursery.cancel_scope.cancel()
+    await store.aclose()
+
+
 def test_the_restore_examples_hold() -> None:
     assert doctest.testmod(restore).failed == 0
