@@ -14,7 +14,11 @@ tables, add bots, commit, choose and chat.
 It counts what the test asserts: requests sent, tables opened, the error codes
 received, ``internal_error`` replies, log records at ERROR and tables closed by a
 bug ("internal error" in the log), and whether the scripted game finished
-undisturbed. It exits 1 if any bug showed. Needs the test dependencies
+undisturbed. Then every client of the seed goes away (its connection closed) and
+the fake clock runs on past every grace and ``abandon_after``: every table must
+have closed by then, and no table may hold a *ghost member* (one it counts as
+connected although no connection carries its session). It exits 1 if any bug
+showed, a table stayed open or a ghost was left. Needs the test dependencies
 (``pip install -e '.[test]'``): it reuses the tests' scripted client.
 """
 
@@ -66,6 +70,28 @@ class Counter(logging.Handler):
             self.closed += 1  # before the end of its seed: finished, left, abandoned, bug
 
 
+def leftovers(server) -> tuple[int, int]:  # noqa: ANN001 - a nimmt.server.Server
+    """The tables still open and the ghost members at them: members counted as
+    connected whose session no live connection carries (or carries to no table)."""
+    tables = [t for t in server.lobby.tables.values() if not t.closed]
+    sessions = {s.sid: s for s in server.lobby.sessions.values()}
+    ghosts = 0
+    for table in tables:
+        for sid, member in table.match.members.items():
+            session = sessions.get(sid)
+            live = session is not None and session.client is not None and session.table is table
+            ghosts += member.connected and not live
+    return len(tables), ghosts
+
+
+def quiet_time(config) -> float:  # noqa: ANN001 - a ServerConfig
+    """Long enough, once every client is gone, for every table to close: the grace of
+    away players and spectators, a game played to its end by the autopilot, then
+    ``abandon_after`` and ``keep_finished``."""
+    t = config.table
+    return 2 * (config.reconnect_grace + t.grace_time + t.abandon_after + t.keep_finished) + 3600
+
+
 async def one_seed(seed: int, clients: int, requests: int, play: float) -> dict:
     rng = random.Random(seed)
     sent: list[int] = []
@@ -75,8 +101,8 @@ async def one_seed(seed: int, clients: int, requests: int, play: float) -> dict:
 
     codes: collections.Counter[str] = collections.Counter()
     async with trio.open_nursery() as nursery:
-        server = await serve_memory(nursery, make_config(turn_time=2.0, choice_time=2.0,
-                                                         draft_time=2.0))
+        config = make_config(turn_time=2.0, choice_time=2.0, draft_time=2.0)
+        server = await serve_memory(nursery, config)
         background = await with_background(server, nursery)
         crowd_clients = [await ScriptClient.memory(server, nursery, f"Chaos{i}",
                                                    KINDS[i % len(KINDS)])
@@ -91,8 +117,14 @@ async def one_seed(seed: int, clients: int, requests: int, play: float) -> dict:
         fresh = await ScriptClient.memory(server, nursery, "Fresh")
         assert isinstance(await fresh.request(P.ListTables()), P.TableList)
         tables = server.lobby._table_ids
+        # everyone goes away; the fake clock runs on until every table should be closed
+        for client in [*crowd_clients, *background.clients, fresh]:
+            await client.aclose()
+        await trio.sleep(quiet_time(config))
+        still_open, ghosts = leftovers(server)
         nursery.cancel_scope.cancel()
-    return {"tables": tables, "codes": codes, "sent": sum(sent)}
+    return {"tables": tables, "codes": codes, "sent": sum(sent), "still_open": still_open,
+            "ghosts": ghosts}
 
 
 def main() -> int:
@@ -113,18 +145,22 @@ def main() -> int:
     log.propagate = False
 
     codes: collections.Counter[str] = collections.Counter()
-    tables = sent = 0
+    tables = sent = still_open = ghosts = 0
     started = time.perf_counter()
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         clock = trio.testing.MockClock(autojump_threshold=0)
         result = trio.run(one_seed, seed, args.clients, args.requests, args.play, clock=clock)
         tables += result["tables"]
         sent += result["sent"]
+        still_open += result["still_open"]
+        ghosts += result["ghosts"]
         codes.update(result["codes"])
         print(f"seed {seed}: {result['sent']} requests, {result['tables']} tables, "
               f"{counter.games} games started so far, {sum(result['codes'].values())} "
               f"errors, internal_error {result['codes'].get('internal_error', 0)}, "
-              f"ERROR logs so far {counter.errors}", flush=True)
+              f"ERROR logs so far {counter.errors}, once everyone left: "
+              f"{result['still_open']} tables open, {result['ghosts']} ghost members",
+              flush=True)
     wall = time.perf_counter() - started
     report = {
         "seeds": args.seeds,
@@ -138,11 +174,14 @@ def main() -> int:
         "error_log_records": counter.errors,
         "tables_closed_by_a_bug": counter.internal,
         "background_games_finished": args.seeds,
+        "tables_open_once_everyone_left": still_open,
+        "ghost_members": ghosts,
         "wall_seconds": round(wall, 1),
         "error_codes": dict(codes.most_common()),
     }
     print(json.dumps(report, indent=2))
-    bugs = report["internal_error_replies"] + report["error_log_records"] + counter.internal
+    bugs = (report["internal_error_replies"] + report["error_log_records"] + counter.internal
+            + still_open + ghosts)
     return 1 if bugs else 0
 
 

@@ -97,7 +97,13 @@ class Lobby:
         return table
 
     def open_bot_table(self) -> Table:
-        """The ``--bots N`` table: N built-in bots and one free seat, starting when taken."""
+        """The ``--bots N`` table: N built-in bots and one free seat, starting when taken.
+
+        The standing table: there is one waiting at a time (``bot_table``). When it
+        starts, the next one opens, if the server has room for it (``max_tables``
+        counts the standing tables too); else as soon as a table closes. Its game
+        closes once its player has left (``match_seats``): the bots never play on
+        for nobody."""
         n = self.config.bots
         settings = replace(self.config.table, seats=n + 1)
         name = f"You against {n} bot{'s' if n > 1 else ''}"
@@ -161,7 +167,15 @@ class Lobby:
         return self.shutting_down or self.nursery.cancel_scope.cancel_called
 
     def table_started(self, table: Table) -> None:
-        if table is self.bot_table and not self.stopping:
+        if table is self.bot_table:
+            self.bot_table = None
+            self._reopen_bot_table()
+
+    def _reopen_bot_table(self) -> None:
+        """Open the next standing ``--bots`` table if there is none waiting and the
+        server has room for one more table."""
+        if (self.config.bots and self.bot_table is None and not self.stopping
+                and sum(not t.closed for t in self.tables.values()) < self.config.max_tables):
             self.open_bot_table()
 
     def table_closed(self, table: Table) -> None:
@@ -175,8 +189,7 @@ class Lobby:
             self._wake_feed()
         if table is self.bot_table:
             self.bot_table = None
-            if not self.stopping:
-                self.open_bot_table()
+        self._reopen_bot_table()  # there may be room for it now
 
     # ------------------------------------------------------------------ the lobby feed
     def table_changed(self, table: Table) -> None:

@@ -154,6 +154,10 @@ def _leave(m: MatchState, who: Who, msg: Any, reason: str = "left") -> None:
     if m.status in ("waiting", "over") and not m.persistent and not m.room.members:
         m._close("everyone left")
         return
+    if m.persistent and m.status != "waiting" and not any(
+            s is not None and s.member is not None for s in m.room.seats):
+        m._close("its player left: the bots do not play on for nobody")  # the --bots table
+        return
     m._updated()
 
 

@@ -7,7 +7,8 @@ turns one ``StoredTable`` into a ``Match`` in the state a restart should give:
 * the game in progress rebuilt by replaying its deals and decisions through the
   engine (``rebuild_game``); a game over and kept is "over";
 * built-in bots seated again; a player who left mid-game is played for by the
-  autopilot at once;
+  autopilot at once, and once that game is over the seat is free, unless someone
+  took it since (``seats_left``);
 * every player's seat waits for them as if their connection had just dropped
   (the grace runs from the restart): their client reconnects with its token and
   finds the seat (``RestoredSeat.token_hash``);
@@ -20,6 +21,7 @@ Plain code, no trio and no I/O: the lobby makes the sessions and the actors.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -27,9 +29,9 @@ from .config import ConfigError, TableSettings
 from .match import Dealer, Match
 from .match_data import deal_to_data, decision_to_data, rng_to_data
 from .room import Member, SeatState
-from .storage import FactError, StoredTable, deal_from, decision_from, rebuild_game
+from .storage import Fact, FactError, StoredTable, deal_from, decision_from, rebuild_game
 
-__all__ = ["RestoredSeat", "RestoreError", "restore_match", "skip_on_restore"]
+__all__ = ["RestoredSeat", "RestoreError", "restore_match", "seats_left", "skip_on_restore"]
 
 
 class RestoreError(ValueError):
@@ -46,6 +48,30 @@ class RestoredSeat:
     name: str
     kind: str  # "human" or "bot" (a bot client)
     token_hash: str
+
+
+def seats_left(facts: Iterable[Fact]) -> set[int]:
+    """The seats whose player left the last game and that nobody has taken since.
+
+    A seat's row holds whoever has it now; a ``left`` fact of the last game says its
+    player left (the game is played on for them, and the seat is free once it is
+    over). A ``seat`` fact after it (the table logs the seats taken or freed once a
+    game is over) says the row is newer than the leaving: a player or a bot sat down.
+
+    >>> seats_left([Fact("game_started", {}), Fact("left", {"seat": 2}),
+    ...             Fact("left", {"seat": 1}), Fact("game_over", {}),
+    ...             Fact("seat", {"seat": 2, "name": "Dan"})])
+    {1}
+    """
+    left: set[int] = set()
+    for fact in facts:
+        if fact.kind == "game_started":
+            left = set()
+        elif fact.kind == "left":
+            left.add(fact.payload.get("seat"))
+        elif fact.kind == "seat":
+            left.discard(fact.payload.get("seat"))
+    return left
 
 
 def skip_on_restore(stored: StoredTable) -> bool:
@@ -79,15 +105,16 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
     member_data: list[dict[str, Any]] = []
     rng = random.Random()
     host = None
+    left = seats_left(stored.facts)
     for s in stored.seats:
         if not 0 <= s.seat < settings.seats:
             raise RestoreError(f"table {stored.id}: no seat {s.seat}")
-        if s.seat in rebuilt.left and (game is None or rebuilt.kept_as is not None):
-            continue  # left during a game that is over: the seat is free
+        if s.seat in left and (game is None or rebuilt.kept_as is not None):
+            continue  # left during a game that is over, not taken since: the seat is free
         if s.kind == "builtin" or s.strategy is not None:
             state = SeatState(s.seat, s.name, strategy=s.strategy or "heuristic",
                               seed=rng.randrange(2**32))
-        elif s.seat in rebuilt.left or s.token_hash is None:
+        elif s.seat in left or s.token_hash is None:
             if game is None:
                 continue  # a waiting table: the seat is free
             state = SeatState(s.seat, s.name, client_kind=s.kind, away_since=now, gone=True)
@@ -132,7 +159,9 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
     data: dict[str, Any] = {
         "version": 1,
         "id": stored.id, "name": stored.name, "settings": asdict(settings),
-        "persistent": False, "autostart": bool(stored.settings.get("autostart")),
+        # a --bots table's game stays one: it closes once its player has left
+        "persistent": bool(stored.settings.get("persistent")),
+        "autostart": bool(stored.settings.get("autostart")),
         "room": {"seats": seats, "members": member_data, "host": host},
         "status": status, "games_played": rebuilt.game_no or 0,
         "rng": rng_to_data(random.Random()), "deal_rng": rng_to_data(random.Random()),

@@ -322,7 +322,7 @@ class Table:
         key = _bot_key(think)
         try:
             thought = await pool.think(spec, think.seed, think.view, self._think_time(think),
-                                       state=self._states.get(key))
+                                       state=self._states.get(key), owner=self.id)
         except ThinkFailed as e:
             level = logging.INFO if isinstance(e, PoolStopped) else logging.WARNING
             log.log(level, "table=%s seat=%d: %s; the heuristic decides", self.id, think.seat, e)
@@ -452,6 +452,8 @@ class Table:
                 await store.set_seat(self.id, p["seat"], p["name"], p["kind"],
                                      token=session.token if session is not None else None,
                                      strategy=p["strategy"])
+            if self.match.status == "over":  # logged after the game's "left" facts (restore.py)
+                batch.append(Fact("seat", {k: v for k, v in p.items() if k != "member"}))
         if batch:
             await store.append(self.id, *batch)
         for session in watch:  # so that a restart brings the spectators back too

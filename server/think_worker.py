@@ -1,10 +1,15 @@
-"""A think worker (``python -m nimmt.server.think_worker FD``): decides the views it is sent.
+"""A think worker (``python -m nimmt.server.think_worker FD PID``): decides the views it is sent.
 
 Started by ``thinking.ThinkPool``; says ``("ready",)`` once its imports are
 done, then reads ``(spec, seed, view, state)`` from the socket ``FD`` and answers
 ``("ok", decision, state, note)`` or ``("error", text)``, until the socket
 closes (the server ended or killed it). It decides with the strategies and the
 engine only.
+
+It dies with its server (``PID``), even one killed with SIGKILL in the middle of
+a decision: on Linux the kernel kills it (``prctl(PR_SET_PDEATHSIG)``, asked for
+first thing); elsewhere a thread sees its parent change and ends the process. A
+closed socket alone would be noticed only once the decision is made.
 
 A worker keeps nothing between decisions: a bot's strategy (what a searching bot
 has learnt of its table, its random generator) travels with each job as
@@ -18,10 +23,13 @@ the server's memory: nothing from the network is unpickled.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pickle
 import signal
 import sys
+import threading
+import time
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -29,10 +37,34 @@ from nimmt.bots import STRATEGIES, Strategy, make_strategy, parse_strategy
 
 from .thinking import MAX_STATE_BYTES
 
-__all__ = ["WORKER_NICENESS", "load_strategy", "save_strategy"]
+__all__ = ["WORKER_NICENESS", "die_with", "load_strategy", "save_strategy"]
 
 #: how much lower the workers' priority is than the server's (``nice``)
 WORKER_NICENESS = 10
+_PR_SET_PDEATHSIG = 1
+#: how often the watching thread looks at its parent where ``prctl`` is missing (seconds)
+_PARENT_POLL = 0.2
+
+
+def die_with(parent: int) -> None:
+    """End this process when ``parent`` (the server) ends, whatever this process is
+    doing then; end it now if ``parent`` has ended already."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+                if os.getppid() != parent:  # it died before prctl took effect
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):  # no prctl: watch instead
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent watch", daemon=True).start()
 
 
 def load_strategy(spec: str, seed: int | None, state: bytes | None) -> tuple[Strategy, str | None]:
@@ -101,4 +133,6 @@ def _serve(conn: Connection) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2:
+        die_with(int(sys.argv[2]))
     _serve(Connection(int(sys.argv[1])))

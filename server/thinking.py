@@ -9,6 +9,11 @@ few worker processes and await the answer without blocking the event loop:
   readable (``trio.lowlevel.wait_readable``): no threads, no polling;
 * the workers run at a lower priority (``os.nice``) so that the event loop wins
   the cores when it needs them;
+* the decisions waiting for a worker queue per table and the tables take turns
+  (``think_queue.ThinkQueue``): one table's bots, or one client's tables, cannot
+  make another table's bot wait behind all of theirs. The queue is bounded (per
+  table and in all): a decision past the bound fails at once (``ThinkRefused``)
+  and its table decides it with the cheap fallback, on time;
 * a job has a deadline; a worker that passes it, or dies, is killed and replaced,
   and the job fails (``ThinkFailed``): the table decides with a cheap strategy
   instead; nothing waits on a wedged worker;
@@ -17,10 +22,11 @@ few worker processes and await the answer without blocking the event loop:
   it is ready, so its start-up (a few tenths of a second) counts against no
   job's deadline: a job that cannot wait that long fails, the worker lives on;
   the workers are stopped, and waited for, when ``run`` ends (server shutdown);
-* a worker is ``python -m nimmt.server.think_worker FD``, talking over a socket pair:
-  a plain new interpreter, not a fork of the server (trio and its threads stay
+* a worker is ``python -m nimmt.server.think_worker FD PID``, talking over a socket
+  pair: a plain new interpreter, not a fork of the server (trio and its threads stay
   behind) nor multiprocessing's spawn (which re-runs the main script of whatever
-  program embeds the server). A worker whose server dies reads end-of-file and ends.
+  program embeds the server). A worker dies with its server (``PID``), even in the
+  middle of a decision and even if the server was killed (``think_worker.die_with``).
 
 Only the seat's ``View`` (what the bot may know) and the bot's own state cross to
 the worker. A worker keeps nothing between decisions: ``think`` takes the
@@ -34,11 +40,11 @@ decision it was thinking about.
 from __future__ import annotations
 
 import logging
-import math
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -47,7 +53,10 @@ import trio
 
 from nimmt.engine import Decision, View
 
-__all__ = ["ThinkPool", "ThinkFailed", "PoolStopped", "Thought", "default_workers", "MAX_STATE_BYTES"]
+from .think_queue import ThinkQueue
+
+__all__ = ["ThinkPool", "ThinkFailed", "ThinkRefused", "PoolStopped", "Thought",
+           "default_workers", "MAX_STATE_BYTES", "QUEUE_PER_TABLE", "QUEUE_PER_WORKER"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -60,10 +69,21 @@ MAX_STATE_BYTES = 1 << 20
 #: worker that cannot start does not spin)
 STARTUP_TIMEOUT = 30.0
 RESTART_DELAY = 1.0
+#: decisions of one table waiting for a worker, at most (a table asks for one per
+#: seat at a time: a full table of searching bots is never refused on its own)
+QUEUE_PER_TABLE = 10
+#: decisions waiting in all, at most, per worker (a searching bot's decision takes
+#: ~0.1 s: the last of a full queue is taken within a few seconds)
+QUEUE_PER_WORKER = 32
 
 
 class ThinkFailed(Exception):
     """A worker did not answer in time, died, or its strategy raised (``str()`` says which)."""
+
+
+class ThinkRefused(ThinkFailed):
+    """The queue had no room for the decision (its table's share, or the whole
+    queue, is full): it failed at once, without waiting."""
 
 
 class PoolStopped(ThinkFailed):
@@ -93,6 +113,7 @@ class Thought:
 
 @dataclass(eq=False)
 class _Job:
+    owner: Hashable  # the table that asked: the queue is fair between tables
     spec: str
     seed: int | None
     view: View
@@ -102,17 +123,22 @@ class _Job:
     result: Thought | None = None
     error: str | None = None
     abandoned: bool = False
+    refused: bool = False  # no room in the queue: failed at once
 
 
 class ThinkPool:
     """Worker processes that run strategies; ``await decide(...)`` from any task.
 
     ``run()`` must be running (in the server's nursery) for jobs to be taken.
+    ``per_table``: decisions of one table (``owner``) that may wait for a worker;
+    ``queue_size``: that may wait in all (0: ``QUEUE_PER_WORKER`` per worker).
     """
 
-    def __init__(self, workers: int = 0) -> None:
+    def __init__(self, workers: int = 0, *, per_table: int = QUEUE_PER_TABLE,
+                 queue_size: int = 0) -> None:
         self.workers = workers or default_workers()
-        self._send, self._jobs = trio.open_memory_channel[_Job](math.inf)
+        self._queue = ThinkQueue[_Job](per_table, queue_size or QUEUE_PER_WORKER * self.workers)
+        self._queued = trio.lowlevel.ParkingLot()  # idle workers wait here for a job
         self._processes: set[subprocess.Popen[bytes]] = set()
         self._thinking: set[int] = set()  # pids of the workers deciding now
         self._started = False
@@ -150,43 +176,69 @@ class ThinkPool:
             self._nursery = None
             self._stop_all()
 
-    async def decide(self, spec: str, seed: int | None, view: View, timeout: float) -> Decision:
+    async def decide(self, spec: str, seed: int | None, view: View, timeout: float, *,
+                     owner: Hashable = None) -> Decision:
         """``spec``'s decision (a fresh ``make_strategy(spec, seed)``) for ``view``; see
         ``think``."""
-        return (await self.think(spec, seed, view, timeout)).decision
+        return (await self.think(spec, seed, view, timeout, owner=owner)).decision
 
     async def think(self, spec: str, seed: int | None, view: View, timeout: float,
-                    state: bytes | None = None) -> Thought:
+                    state: bytes | None = None, *, owner: Hashable = None) -> Thought:
         """``spec``'s decision for ``view`` by the strategy pickled in ``state`` (the
         ``Thought.state`` of the bot's previous decision; None, or one that cannot be
         loaded: ``make_strategy(spec, seed)``), and the strategy's state after it,
         within ``timeout`` seconds from now, waiting for a free worker included.
+        ``owner``: the table asking (the tables' decisions take turns for the workers).
         Raises ``ThinkFailed`` if it cannot be had in time (``state`` is then still
-        the bot's state)."""
+        the bot's state); ``ThinkRefused`` at once if the queue has no room for it."""
         if self._nursery is None:
             raise PoolStopped("the pool is not running")
         if state is not None and len(state) > MAX_STATE_BYTES:
             raise ValueError(f"a strategy state of {len(state)} bytes: at most "
                              f"{MAX_STATE_BYTES} are sent to a worker")
         self._start_workers()
-        job = _Job(spec, seed, view, state, trio.current_time() + timeout)
-        self._send.send_nowait(job)
+        job = _Job(owner, spec, seed, view, state, trio.current_time() + timeout)
+        refused = self._queue.push(owner, job)
+        if refused is job:
+            raise ThinkRefused(self._refusal(owner))
+        if refused is not None:  # a longer line's newest made room for this one
+            refused.error = self._queue_full()
+            refused.refused = True
+            refused.done.set()
+        self._queued.unpark()
         self._waiting += 1
         try:
             with trio.move_on_at(job.deadline + 0.05):  # the worker task fails it on time
                 await job.done.wait()
         except BaseException:  # cancelled (the table closed): nobody wants the answer
-            job.abandoned = True
+            self._abandon(job)
             raise
         finally:
             self._waiting -= 1
         if not job.done.is_set():
-            job.abandoned = True  # still waiting for a worker: dropped when taken
+            self._abandon(job)
             raise ThinkFailed(f"no worker was free within {timeout:g} s")
         if job.error is not None:
-            raise ThinkFailed(job.error)
+            raise (ThinkRefused if job.refused else ThinkFailed)(job.error)
         assert job.result is not None
         return job.result
+
+    def _abandon(self, job: _Job) -> None:
+        """Nobody wants ``job``'s answer: out of the queue (if it still waits there)."""
+        job.abandoned = True
+        self._queue.remove(job.owner, job)
+
+    def _refusal(self, owner: Hashable) -> str:
+        """Why a decision of ``owner`` found no room in the queue."""
+        mine = self._queue.waiting(owner)
+        if mine >= self._queue.per_owner:
+            return (f"{mine} decisions of this table wait for a worker already, as many as "
+                    "a table may have: refused at once")
+        return self._queue_full()
+
+    def _queue_full(self) -> str:
+        return (f"{len(self._queue)} decisions wait for a worker, as many as the queue "
+                "holds: refused at once")
 
     async def warm_up(self) -> None:
         """Start the workers now (otherwise the first decision starts them) and
@@ -208,7 +260,8 @@ class ThinkPool:
         mine, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "nimmt.server.think_worker", str(theirs.fileno())],
+                [sys.executable, "-m", "nimmt.server.think_worker", str(theirs.fileno()),
+                 str(os.getpid())],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
         finally:
             theirs.close()
@@ -273,7 +326,8 @@ class ThinkPool:
                         job.done.set()
                     continue
                 if process.poll() is not None:  # it died while idle: give the job back
-                    self._send.send_nowait(job)
+                    self._queue.push_front(job.owner, job)
+                    self._queued.unpark()
                     continue
                 self._thinking.add(process.pid)
                 try:
@@ -299,7 +353,8 @@ class ThinkPool:
 
             async def take() -> None:
                 nonlocal job
-                job = await self._jobs.receive()
+                while (job := self._queue.pop()) is None:
+                    await self._queued.park()
                 nursery.cancel_scope.cancel()
 
             async def watch() -> None:

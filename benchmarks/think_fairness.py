@@ -1,0 +1,112 @@
+"""The think pool's fairness: one table's searching bot while one client floods the pool.
+
+    python benchmarks/think_fairness.py --flood-tables 8 --turns 10
+    python benchmarks/think_fairness.py --flood-tables 0 --turns 10    # the same, no flood
+
+Starts a real ``python -m nimmt.server`` on 127.0.0.1 (``--db :memory:``,
+``--bot-workers`` workers). One client (one address, one session per table: a
+session sits at one table) opens ``--flood-tables`` tables of 9 built-in ``hard``
+bots (``search``, 100 ms a decision) and commits at once at every turn, so that
+its bots keep the workers busy without a pause: 9 decisions a table a turn. Then
+Bob plays one ``hard`` bot at a table of two, committing at once; for each of
+``--turns`` turns it measures, as Bob sees it, the time from ``turn_started`` to
+the bot's ``seat_committed``: how long the bot waited for a worker, and thought.
+It prints the median and the largest, in seconds.
+
+Needs the test dependencies (``pip install -e '.[test]'``): it uses the tests'
+scripted client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import trio
+
+from nimmt import protocol as P
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from real_server import running_server  # noqa: E402
+from server_helpers import Player, ScriptClient, play_until_over  # noqa: E402
+
+FLOOD = P.TableOptions(seats=10, step_delay=0.0, turn_time=30.0)
+BOB = P.TableOptions(seats=2, step_delay=0.0, turn_time=30.0)
+
+
+async def flood_table(port: int, n: int, ready: trio.Event | None) -> None:
+    """A table of 9 ``hard`` bots and a player who commits at once, game after game."""
+    client = await ScriptClient.tcp(port, f"Flood{n}")
+    seated = await client.request(P.CreateTable(options=FLOOD))
+    assert isinstance(seated, P.Seated), seated
+    for _ in range(9):
+        added = await client.request(P.AddBot(strategy="hard"))
+        assert isinstance(added, P.TableUpdated), added
+    while True:
+        await client.send(P.Start())
+        if ready is not None:
+            ready.set()
+            ready = None
+        await play_until_over(Player(client, seed=n))
+
+
+async def measure(port: int, turns: int) -> list[float]:
+    bob = await ScriptClient.tcp(port, "Bob")
+    assert isinstance(await bob.request(P.CreateTable(options=BOB)), P.Seated)
+    assert isinstance(await bob.request(P.AddBot(strategy="hard")), P.TableUpdated)
+    await bob.send(P.Start())
+    player = Player(bob, seed=1)
+    waits: list[float] = []
+    started = None
+    while len(waits) < turns:
+        msg = await bob.recv()
+        if isinstance(msg, P.TurnStarted):
+            started = trio.current_time()
+        elif isinstance(msg, P.SeatCommitted) and msg.seat == 1 and started is not None:
+            waits.append(trio.current_time() - started)
+            started = None
+        elif isinstance(msg, P.GameOver):
+            await bob.send(P.Start())
+        reply = player.on(msg)
+        if reply is not None:
+            await bob.send(reply)
+    return waits
+
+
+async def run(args: argparse.Namespace) -> list[float]:
+    with running_server("--bot-workers", str(args.workers), "--log-level", "error") as port:
+        async with trio.open_nursery() as nursery:
+            for n in range(args.flood_tables):
+                ready = trio.Event()
+                nursery.start_soon(flood_table, port, n, ready)
+                await ready.wait()
+            await trio.sleep(args.settle)  # the flood's queue fills
+            waits = await measure(port, args.turns)
+            nursery.cancel_scope.cancel()
+    return waits
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--flood-tables", type=int, default=8)
+    parser.add_argument("--turns", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--settle", type=float, default=2.0,
+                        help="seconds between the flood's start and the measure")
+    args = parser.parse_args()
+    waits = trio.run(run, args)
+    print(json.dumps({
+        "flood_tables": args.flood_tables, "workers": args.workers, "turns": len(waits),
+        "bot_answer_median_s": round(statistics.median(waits), 3),
+        "bot_answer_max_s": round(max(waits), 3),
+        "all_s": [round(w, 3) for w in waits],
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
