@@ -26,8 +26,9 @@ closes it (`rate_limited`) it resumes its session at once and floods again, unti
 the end; a connection the server refuses (its address is cooling down after a
 flood) is tried again at once. The flooders connect from 127.0.0.2, the bot
 tables from 127.0.0.1. `--flood-cooldown S` sets the server's `flood_cooldown`
-(default 1 s; 0: none, as before it existed). Compare the bot tables' latency
-with and without them. With `--flood-new-address` (the resume flood of issue 22)
+and `flood_address_cooldown` (default 1 s; 0: none, as before they existed).
+Compare the bot tables' latency with and without them. With
+`--flood-new-address` (the resume flood of issue 22)
 each connection of a flooder comes from an address of its own (127.3.x.y, never
 used twice), so that no limit on an address can hold it back: only the limits on
 its session can (`resume_rate`, and the session's cool-down after a flood).
@@ -60,6 +61,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from nimmt.server.config import ServerConfig
 from nimmt.protocol import (
     CONNECTION_CLOSED,
     NEED_DATA,
@@ -445,8 +447,9 @@ def parent_main(args: argparse.Namespace) -> None:
     config_path = os.path.join(os.path.dirname(profile_path), "load.toml")
     with open(config_path, "w", encoding="utf-8") as f:
         f.write(LOAD_CONFIG + f"flood_cooldown = {args.flood_cooldown}\n"
-                f"flood_cooldown_max = {max(30.0, args.flood_cooldown)}\n"
-                f"flood_address_cooldown = {min(60.0, args.flood_cooldown)}\n")
+                f"flood_cooldown_max = {max(30.0, args.flood_cooldown)}\n")
+        if "flood_address_cooldown" in ServerConfig.__dataclass_fields__:  # not before issue 22
+            f.write(f"flood_address_cooldown = {min(60.0, args.flood_cooldown)}\n")
     # storage: a fresh database file (the server's default is a file too), or none
     db = ":memory:" if args.db == "off" else os.path.join(os.path.dirname(profile_path),
                                                           "load.db")
