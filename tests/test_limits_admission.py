@@ -9,14 +9,19 @@ Each attack is made against a real server on 127.0.0.1 while two players from
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
+import pytest
 import trio
 
 from nimmt import protocol as P
 from nimmt.server import start_server
+from nimmt.server.config import ConfigError, load_config_text
 from nimmt.server.limits import AddressMeters, LogLimiter, ResumeMeter, TokenBucket
 from server_helpers import Closed, ScriptClient, make_config
 from test_server_limits import background, connect
+
+SERVER_DOC = Path(__file__).resolve().parent.parent / "docs" / "SERVER.md"
 
 
 async def test_many_addresses_holding_a_few_each_do_not_keep_a_newcomer_out(autojump_clock):
@@ -176,3 +181,17 @@ async def test_a_connection_idle_for_an_hour_then_a_burst_gets_the_burst_only(au
         assert kinds == ["pong"] * 40 + ["error", "goodbye"]
         await game.check()
         nursery.cancel_scope.cancel()
+
+
+def test_the_new_limit_settings_are_validated_and_documented():
+    config = load_config_text("resume_rate = 0.5\nresume_burst = 3\nflood_address_cooldown = 2\n")
+    assert (config.resume_rate, config.resume_burst, config.flood_address_cooldown) == (
+        0.5, 3, 2.0)
+    for bad in ("resume_rate = 0", "resume_burst = 0", "flood_address_cooldown = -1",
+                "flood_address_cooldown = 61"):
+        with pytest.raises(ConfigError) as caught:
+            load_config_text(bad)
+        assert bad.split()[0] in str(caught.value)
+    text = SERVER_DOC.read_text(encoding="utf-8")
+    for name in ("resume_rate", "resume_burst", "flood_address_cooldown"):
+        assert f"| `{name}` |" in text, name
