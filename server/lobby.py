@@ -324,7 +324,8 @@ class Lobby:
         client.send(P.Error(code=E.RATE_LIMITED, request="hello", re=msg.id, field="token",
                             message=text))
         client.close(E.RATE_LIMITED, text)
-        log.info("conn=%s session %s may not resume yet: %s", client.cid, session.sid, text)
+        # (the connection's "closed" line says why; a flood of these must not add more)
+        log.debug("conn=%s session %s may not resume yet: %s", client.cid, session.sid, text)
         return True
 
     def _new_session(self, client: Link, msg: P.Hello, name: str) -> Session:
