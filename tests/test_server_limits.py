@@ -500,7 +500,7 @@ def test_admission_forgets_everyone_who_is_gone():
     gate = Admission(connections=100, per_address=50, unwelcomed=12, unwelcomed_per_address=3)
     evicted = []
     for i in range(60):
-        admitted = gate.admit(i, f"10.0.0.{i % 4}")
+        admitted = gate.admit(i, f"10.0.0.{i % 4}", now=float(i))
         assert admitted.refused is None
         for old in admitted.evict:  # always the oldest silent one of the same address
             assert old % 4 == i % 4 and old not in evicted
