@@ -25,7 +25,7 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ServerConfig
-from .limits import Admission, LogLimiter, ResumeMeter, TokenBucket, left_out
+from .limits import Admission, LogLimiter, TokenBucket, left_out
 from .lobby import Lobby
 from .session import Session
 
@@ -350,10 +350,8 @@ class ClientConnection:
         session = self.session
         resume = 0.0
         if session is not None:
-            if session.resume_meter is None:
-                session.resume_meter = ResumeMeter(config.resume_rate, config.resume_burst, now)
-            resume = session.resume_meter.flooded(now, config.flood_cooldown,
-                                                  config.flood_cooldown_max)
+            meter = session.resumes(config.resume_rate, config.resume_burst, now)
+            resume = meter.flooded(now, config.flood_cooldown, config.flood_cooldown_max)
         skipped = self.server.log_limit.allow("flooding", now)
         if skipped is not None:
             log.warning("conn=%s from %s closed for flooding; its session may resume in %g s, "

@@ -21,7 +21,7 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
-from .limits import AddressMeters, ResumeMeter, TokenBucket, resuming_text
+from .limits import AddressMeters, TokenBucket, resuming_text
 from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
 from .storage import AsyncStore, StorageWriteError, hash_token
@@ -313,10 +313,7 @@ class Lobby:
         for a while after one of its connections was closed for flooding. The meter
         is the session's, so a new address does not refill it, and nobody else waits."""
         config, now = self.config, trio.current_time()
-        meter = session.resume_meter
-        if meter is None:
-            meter = session.resume_meter = ResumeMeter(config.resume_rate, config.resume_burst,
-                                                       now)
+        meter = session.resumes(config.resume_rate, config.resume_burst, now)
         wait = meter.wait(now)
         if not wait:
             return False

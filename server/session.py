@@ -65,7 +65,13 @@ class Session:
         self.lost_at: float | None = None  # trio time the last connection dropped
         self.chat_bucket: TokenBucket | None = None  # its chat's meter, from its first line
         self.restored_hash: str | None = None  # brought back from the database: token unknown
-        self.resume_meter: ResumeMeter | None = None  # how often it may resume, from its first
+        self.resume_meter: ResumeMeter | None = None  # see ``resumes``
+
+    def resumes(self, rate: float, burst: int, now: float) -> ResumeMeter:
+        """How often it may resume (``ResumeMeter``; made at its first use)."""
+        if self.resume_meter is None:
+            self.resume_meter = ResumeMeter(rate, burst, now)
+        return self.resume_meter
 
     @property
     def token_hash(self) -> str:
