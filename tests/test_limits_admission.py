@@ -92,10 +92,12 @@ async def test_a_hundred_clients_connecting_at_once_then_saying_hello_all_get_in
 
 async def test_an_address_at_its_cap_of_silent_connections_never_pushes_out_another(
         autojump_clock):
-    """127.0.0.8 keeps its 4 silent connections and opens one more every 0.3 s (each
-    closes its own oldest); with the overall cap of 6 reached too. The one silent
-    connection of 127.0.0.9 is never closed: after 4.5 s of silence it says hello
-    and is welcomed."""
+    """127.0.0.8 keeps its 4 silent connections and opens one more every 0.1 s: each
+    new one closes that address's oldest once it has been silent for a second,
+    and before that goes over the address's cap until the overall cap (6) is
+    reached, which then closes the oldest of 127.0.0.8 (over its own cap). The one
+    silent connection of 127.0.0.9 is never closed: after 4.5 s of silence it says
+    hello and is welcomed."""
     config = make_config(max_unwelcomed=6, max_unwelcomed_per_address=4)
     async with trio.open_nursery() as nursery:
         _, port = await start_server(nursery, config)
@@ -106,7 +108,7 @@ async def test_an_address_at_its_cap_of_silent_connections_never_pushes_out_anot
             while True:
                 ghost = await connect(port, "ghost", "127.0.0.8", hello=False)
                 nursery.start_soon(watch, ghost)
-                await trio.sleep(0.3)
+                await trio.sleep(0.1)
 
         async def watch(ghost: ScriptClient) -> None:
             dropped.append(await ghost.wait_closed())
@@ -120,7 +122,7 @@ async def test_an_address_at_its_cap_of_silent_connections_never_pushes_out_anot
             attack.cancel_scope.cancel()
         assert other.goodbye is None and not other.closed
         reasons = [g.reason for g in dropped if g is not None]
-        assert reasons.count("server_full") >= 5  # the attacker pushed out its own
+        assert reasons.count("server_full") >= 30  # the attacker pushed out its own
         await game.check()
         nursery.cancel_scope.cancel()
 
