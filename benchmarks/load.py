@@ -26,8 +26,12 @@ closes it (`rate_limited`) it resumes its session at once and floods again, unti
 the end; a connection the server refuses (its address is cooling down after a
 flood) is tried again at once. The flooders connect from 127.0.0.2, the bot
 tables from 127.0.0.1. `--flood-cooldown S` sets the server's `flood_cooldown`
-(default 1 s; 0: none, as before it existed). Compare the bot tables' latency
-with and without them.
+and `flood_address_cooldown` (default 1 s; 0: none, as before they existed).
+Compare the bot tables' latency with and without them. With
+`--flood-new-address` (the resume flood of issue 22)
+each connection of a flooder comes from an address of its own (127.3.x.y, never
+used twice), so that no limit on an address can hold it back: only the limits on
+its session can (`resume_rate`, and the session's cool-down after a flood).
 
 `--search-tables N` adds N tables where one client plays against three of the
 server's built-in bots of `--search-level` (default hard: `search`, 100 ms a
@@ -57,6 +61,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from nimmt.server.config import ServerConfig
 from nimmt.protocol import (
     CONNECTION_CLOSED,
     NEED_DATA,
@@ -320,13 +325,24 @@ ISSUE_COMMIT = bytes.fromhex(
     "00000020 84a474797065a6636f6d6d6974a5726f756e6401a47475726e09a46361726432")
 
 
+def fresh_address(index: int, cycle: int) -> str:
+    """Flooder ``index``'s address for its ``cycle``-th connection: 127.3.x.y, one
+    /16 per run split between up to 16 flooders (4,096 addresses each)."""
+    n = (index % 16) * 4096 + cycle % 4096
+    return f"127.3.{n // 254}.{n % 254 + 1}"
+
+
 async def flood_seat(index: int, port: int, frames: int, stop_at: float,
-                     counts: dict[str, int]) -> None:
-    """One attacker: sit at a playing table, flood it, resume, flood again."""
+                     counts: dict[str, int], new_address: bool = False) -> None:
+    """One attacker: sit at a playing table, flood it, resume, flood again (from a
+    fresh address each time with ``new_address``)."""
     burst = ISSUE_COMMIT * frames
     token: str | None = None
+    cycle = 0
     while time.perf_counter() < stop_at:
-        stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=FLOOD_ADDRESS)
+        cycle += 1
+        address = fresh_address(index, cycle) if new_address else FLOOD_ADDRESS
+        stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=address)
         bot = Bot(stream, f"flood{index}", (0.0, 0.0), random.Random(index))
         try:
             await bot.send(Hello(protocol=1, name=bot.name, kind="human", token=token))
@@ -336,6 +352,7 @@ async def flood_seat(index: int, port: int, frames: int, stop_at: float,
                 counts["refused"] += 1  # refused before its welcome (cooling down)
                 continue
             token = welcome.token  # type: ignore[attr-defined]
+            counts["resumed"] += welcome.resumed  # type: ignore[attr-defined]
             if not welcome.resumed:  # type: ignore[attr-defined]
                 await bot.send(CreateTable(options=TableOptions(seats=2, step_delay=0.0)))
                 await bot.expect(Seated)
@@ -359,10 +376,11 @@ async def flood_seat(index: int, port: int, frames: int, stop_at: float,
 
 async def flooder_main(args: argparse.Namespace) -> dict[str, object]:
     stop_at = time.perf_counter() + args.warmup + args.duration
-    counts = {"bursts": 0, "cut": 0, "connections": 0, "refused": 0}
+    counts = {"bursts": 0, "cut": 0, "connections": 0, "refused": 0, "resumed": 0}
     async with trio.open_nursery() as nursery:
         for i in range(args.flooders):
-            nursery.start_soon(flood_seat, i, args.port, args.flood_frames, stop_at, counts)
+            nursery.start_soon(flood_seat, i, args.port, args.flood_frames, stop_at, counts,
+                               args.flood_new_address)
     return counts
 
 
@@ -430,6 +448,8 @@ def parent_main(args: argparse.Namespace) -> None:
     with open(config_path, "w", encoding="utf-8") as f:
         f.write(LOAD_CONFIG + f"flood_cooldown = {args.flood_cooldown}\n"
                 f"flood_cooldown_max = {max(30.0, args.flood_cooldown)}\n")
+        if "flood_address_cooldown" in ServerConfig.__dataclass_fields__:  # not before issue 22
+            f.write(f"flood_address_cooldown = {min(60.0, args.flood_cooldown)}\n")
     # storage: a fresh database file (the server's default is a file too), or none
     db = ":memory:" if args.db == "off" else os.path.join(os.path.dirname(profile_path),
                                                           "load.db")
@@ -458,6 +478,8 @@ def parent_main(args: argparse.Namespace) -> None:
             cmd = [sys.executable, __file__, "--flooder", "--port", str(port),
                    "--flooders", str(args.flooders), "--flood-frames", str(args.flood_frames),
                    "--duration", str(args.duration), "--warmup", str(args.warmup)]
+            if args.flood_new_address:
+                cmd.append("--flood-new-address")
             flooder = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
             workers.append(flooder)
         time.sleep(args.warmup)
@@ -513,6 +535,9 @@ def parent_main(args: argparse.Namespace) -> None:
               f"{flooded['bursts']} bursts of {args.flood_frames} frames written whole, "
               f"{flooded['cut']} cut short by the server, {flooded['refused']} refused "
               f"before their welcome (flood_cooldown {args.flood_cooldown:g} s)")
+        print(f"                   {flooded.get('resumed', 0)} sessions resumed, "
+              f"{flooded['connections'] / (args.warmup + args.duration):.1f} connections/s"
+              + (", each from a fresh address" if args.flood_new_address else ""))
     print(f"server CPU         {cpu_used / wall:.2f} cores")
     print(f"server memory      {rss:.0f} MiB now, {hwm:.0f} MiB peak")
     if errors:
@@ -560,7 +585,10 @@ def main() -> None:
     parser.add_argument("--flood-frames", type=int, default=200_000,
                         help="commit frames in one flood burst")
     parser.add_argument("--flood-cooldown", type=float, default=1.0,
-                        help="the server's flood_cooldown in seconds (0: none)")
+                        help="the server's flood_cooldown and flood_address_cooldown in "
+                        "seconds (0: none)")
+    parser.add_argument("--flood-new-address", action="store_true",
+                        help="each flooder connection from a fresh address (a resume flood)")
     parser.add_argument("--db", choices=("on", "off"), default="on",
                         help="on: the server writes to a fresh database file (the default); "
                         "off: --db :memory:")

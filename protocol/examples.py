@@ -2,8 +2,9 @@
 
 Used by the test suite (a message type without an example fails it), by the
 benchmark and by the generated parts of ``docs/PROTOCOL.md``.  Server
-messages carry ``seq`` (as received by a client); client messages carry no
-``id`` unless shown.
+messages carry ``seq`` (as received by a client) and ``re`` only where they
+answer a request (nil ``re`` is left out of the wire, as the server does:
+docs/PROTOCOL.md, "Conventions"); client messages carry no ``id`` unless shown.
 """
 
 from __future__ import annotations

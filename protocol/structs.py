@@ -96,7 +96,8 @@ class TableOptions(Struct):
     draft: bool = F(Bool, "Draft variant: hands are picked from an open pool", default=False)
     professional: bool = F(Bool, "Professional rows: cards may go before a row", default=False)
     point_limit: int | None = F(
-        Optional(Int(1, 1000)), "game ends after the round a total reaches this", default=66
+        Optional(Int(1, 1000)), "game ends after the round a total reaches this; nil "
+        "with rounds nil too is out_of_range, field options.point_limit", default=66
     )
     rounds: int | None = F(Optional(Int(1, 100)), "game ends after this many rounds",
                            default=None)

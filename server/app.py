@@ -23,7 +23,7 @@ from nimmt import protocol as P
 from .addresses import join_hint
 from .connection import ClientConnection, peer_address
 from .config import ServerConfig
-from .limits import Admission, flooding_text
+from .limits import Admission, LogLimiter, flooding_text, left_out
 from .lobby import Lobby
 from .storage import MEMORY, AsyncStore
 from .thinking import ThinkPool
@@ -55,8 +55,11 @@ class Server:
         config = self.config
         self.admission = Admission(config.max_connections, config.max_per_address,
                                    config.max_unwelcomed, config.max_unwelcomed_per_address,
-                                   config.flood_cooldown, config.flood_cooldown_max,
-                                   int(config.max_connections * config.reserved_share))
+                                   config.flood_address_cooldown,
+                                   int(config.max_connections * config.reserved_share),
+                                   spare=self._spare)
+        #: lines logged for what a flood repeats (refusals, closes): a few a second
+        self.log_limit = LogLimiter()
         self._lobby: Lobby | None = None
         self._cids = 0
         self._flood_refusals: dict[int, bytes] = {}
@@ -113,16 +116,25 @@ class Server:
             return
         self._cids += 1
         client = ClientConnection(self, stream, self._cids)
-        admitted = self.admission.admit(client, client.address)
+        now = trio.current_time()
+        admitted = self.admission.admit(client, client.address, now)
         for old in admitted.evict:
             assert isinstance(old, ClientConnection)
-            log.info("conn=%s closed to make room for conn=%s from %s", old.cid, client.cid,
-                     client.peer)
-            old.close(P.ErrorCode.SERVER_FULL, "no hello yet, and the server needs room for "
-                      "connections that say hello")
+            skipped = self.log_limit.allow("evicted", now)
+            if skipped is not None:
+                log.info("conn=%s closed to make room for conn=%s from %s%s", old.cid,
+                         client.cid, client.peer, left_out(skipped))
+            if old.welcomed:
+                old.close(P.ErrorCode.SERVER_FULL, "the server is full and your address holds "
+                          "many connections: this one, at no table, made room for a newcomer")
+            else:
+                old.close(P.ErrorCode.SERVER_FULL, "no hello yet, and the server needs room "
+                          "for connections that say hello")
         if admitted.refused is not None:
-            log.warning("conn=%s from %s refused: %s (%d connections)", self._cids,
-                        client.peer, admitted.refused, len(self.clients))
+            skipped = self.log_limit.allow("refused", now)
+            if skipped is not None:
+                log.warning("conn=%s from %s refused: %s (%d connections)%s", self._cids,
+                            client.peer, admitted.refused, len(self.clients), left_out(skipped))
             await self._refuse(stream, _refusal(P.ErrorCode.SERVER_FULL, admitted.refused))
             return
         self.clients.add(client)
@@ -133,6 +145,16 @@ class Server:
             # a bug in one connection's handling must not take the server down
             log.exception("conn=%s internal error", client.cid)
             self.forget(client)
+
+    @staticmethod
+    def _spare(conn: object) -> float | None:
+        """For ``Admission``: seconds a welcomed connection has made no request if it
+        may be closed to make room for a newcomer (it is at no table), else None."""
+        assert isinstance(conn, ClientConnection)
+        session = conn.session
+        if conn.closing or (session is not None and session.table is not None):
+            return None
+        return trio.current_time() - conn.last_request
 
     def _flood_refusal(self, seconds: int) -> bytes:
         """The refusal of a connection from an address that may connect again in

@@ -176,8 +176,11 @@ class ServerConfig:
     reserved_share: float = 0.1  # of max_connections, kept for addresses holding fewer than 4
     max_unwelcomed: int = 128  # connections that have not said hello yet, from everywhere
     max_unwelcomed_per_address: int = 16  # ... from one address
-    flood_cooldown: float = 1.0  # closed for flooding: its address waits this long (0: not)
+    flood_cooldown: float = 1.0  # closed for flooding: its session may not resume this long (0: not)
     flood_cooldown_max: float = 30.0  # ... doubled for each further flood, up to this
+    flood_address_cooldown: float = 1.0  # ... and its address may not connect this long (0: not)
+    resume_rate: float = 0.2  # resumes a second one session may make, on average
+    resume_burst: int = 10  # ... and at once (a hello with its token beyond: rate_limited)
     tables_per_session: int = 2  # open tables one session created
     tables_per_address: int = 64  # open tables created from one address
     max_spectators: int = 100  # spectators at one table; one more watch: error table_full
@@ -230,6 +233,12 @@ class ServerConfig:
             raise ConfigError("flood_cooldown must be 0 (no cool-down) to 3600 seconds")
         if not self.flood_cooldown <= self.flood_cooldown_max <= 3600.0:
             raise ConfigError("flood_cooldown_max must be flood_cooldown to 3600 seconds")
+        if not 0.0 <= self.flood_address_cooldown <= 60.0:
+            raise ConfigError("flood_address_cooldown must be 0 (no wait) to 60 seconds")
+        if not 0.001 <= self.resume_rate <= 1000.0:
+            raise ConfigError("resume_rate must be 0.001 to 1000 resumes a second")
+        if not 1 <= self.resume_burst <= 1000:
+            raise ConfigError("resume_burst must be 1 to 1000 resumes")
         if not 0.0 <= self.reconnect_grace <= 86400.0:
             raise ConfigError("reconnect_grace must be 0 to 86400 seconds")
         if not 0.01 <= self.chat_rate <= 1000.0:

@@ -25,7 +25,7 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ServerConfig
-from .limits import Admission, TokenBucket
+from .limits import Admission, LogLimiter, TokenBucket, left_out
 from .lobby import Lobby
 from .session import Session
 
@@ -45,6 +45,7 @@ class Server(Protocol):
 
     config: ServerConfig
     admission: Admission
+    log_limit: LogLimiter
 
     @property
     def lobby(self) -> Lobby: ...
@@ -94,6 +95,7 @@ class ClientConnection:
         self.started = now
         self.last_received = now
         self.last_sent = now
+        self.last_request = now  # the last message that was not a ping or a pong
         self.bucket = TokenBucket(config.rate_limit, 2 * config.rate_limit, now)
         self._limited = False
         self._bad_frames = 0
@@ -304,10 +306,14 @@ class ClientConnection:
             self.received += 1
             self._frames += 1
             self._bad_frames = 0
+            tag = msg.TYPE  # type: ignore[union-attr]
+            if tag != "pong" and tag != "ping":
+                self.last_request = self.last_received
             # A game decision is not counted here: the game's own pace bounds the
             # useful ones, and the table charges the others (see ``charge``), so a
-            # bot playing at full speed is never slowed down by the limit.
-            if msg.TYPE not in CLIENT_GAME and not self._within_rate(bucket):  # type: ignore[union-attr]
+            # bot playing at full speed is never slowed down by the limit. Nor is
+            # the hello (once a connection): the bucket is full at the welcome.
+            if tag not in CLIENT_GAME and tag != "hello" and not self._within_rate(bucket):
                 if self.closing:
                     return False
                 continue
@@ -333,13 +339,24 @@ class ClientConnection:
         return self._within_rate(self.bucket)
 
     def _close_for_flooding(self) -> None:
-        """A whole burst over the rate: goodbye, and its address waits a moment
-        before it may connect again (``Admission.flooded``), so that closing a
-        flooder does not just invite it to reconnect and flood again."""
-        wait = self.server.admission.flooded(self.address, trio.current_time())
-        if wait:
-            log.warning("conn=%s from %s closed for flooding; its address may connect "
-                        "again in %g s", self.cid, self.peer, wait)
+        """A whole burst over the rate: goodbye. So that closing a flooder does not
+        just invite it to come back and flood again, its session may not resume for
+        a while, longer at each flood (``ResumeMeter.flooded``), and its address may
+        not connect for a moment (``Admission.flooded``: a moment only, since
+        others may share the address)."""
+        now = trio.current_time()
+        config = self.config
+        wait = self.server.admission.flooded(self.address, now)
+        session = self.session
+        resume = 0.0
+        if session is not None:
+            meter = session.resumes(config.resume_rate, config.resume_burst, now)
+            resume = meter.flooded(now, config.flood_cooldown, config.flood_cooldown_max)
+        skipped = self.server.log_limit.allow("flooding", now)
+        if skipped is not None:
+            log.warning("conn=%s from %s closed for flooding; its session may resume in %g s, "
+                        "its address connect in %g s%s", self.cid, self.peer, resume, wait,
+                        left_out(skipped))
         self.close(E.RATE_LIMITED, "far too many messages")
 
     def _within_rate(self, bucket: TokenBucket) -> bool:

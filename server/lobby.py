@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 import secrets
+import unicodedata
 from collections import deque
 from dataclasses import replace
 from typing import Any
@@ -20,7 +21,7 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
-from .limits import AddressMeters, TokenBucket
+from .limits import AddressMeters, TokenBucket, resuming_text
 from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
 from .storage import AsyncStore, StorageWriteError, hash_token
@@ -296,6 +297,8 @@ class Lobby:
                                     "here is a new session"))
                 log.info("conn=%s unknown or expired token", client.cid)
                 return self._new_session(client, msg, name)
+            if self._resume_refused(client, msg, session):
+                return None
             old = session.client
             if old is not None:
                 old.session = None
@@ -316,7 +319,32 @@ class Lobby:
             return session
         return self._new_session(client, msg, name)
 
+    def _resume_refused(self, client: Link, msg: P.Hello, session: Session) -> bool:
+        """Whether ``session`` may not resume now (then ``client`` was told why and is
+        closed): each resume costs its table a snapshot, so a session resumes at most
+        ``resume_burst`` times at once and ``resume_rate`` a second, and not at all
+        for a while after one of its connections was closed for flooding. The meter
+        is the session's, so a new address does not refill it, and nobody else waits."""
+        config, now = self.config, trio.current_time()
+        meter = session.resumes(config.resume_rate, config.resume_burst, now)
+        wait = meter.wait(now)
+        if not wait:
+            return False
+        text = resuming_text(max(1, math.ceil(wait)), flooded=now < meter.until)
+        client.send(P.Error(code=E.RATE_LIMITED, request="hello", re=msg.id, field="token",
+                            message=text))
+        client.close(E.RATE_LIMITED, text)
+        # (the connection's "closed" line says why; a flood of these must not add more)
+        log.debug("conn=%s session %s may not resume yet: %s", client.cid, session.sid, text)
+        return True
+
     def _new_session(self, client: Link, msg: P.Hello, name: str) -> Session:
+        if reserved_name(name):  # or a player could chat as the server's notices do
+            client.send(P.Error(code=E.OUT_OF_RANGE, request="hello", re=msg.id, field="name",
+                                message=f"no player may be called {name!r}: the server's own "
+                                "notices go by that name. You are called 'player' here; "
+                                "to choose your name, connect again with another one"))
+            name = "player"
         self._session_ids += 1
         session = Session(self._session_ids, new_token(), name, msg.kind)
         self.sessions[session.token] = session
@@ -519,3 +547,25 @@ def new_table_id(prefix: str, number: int) -> str:
 def _clean_name(name: str) -> str:
     cleaned = "".join(ch for ch in name if ch.isprintable()).strip()
     return cleaned[:32] or "player"
+
+
+#: names no player may take: the server signs its own chat notices with "server"
+RESERVED_NAMES = frozenset({"server"})
+#: letters and digits that read like the Latin letters of a reserved name
+_LOOKALIKES = str.maketrans({
+    "\u0455": "s", "\u0435": "e", "\u0454": "e", "\u0433": "r",
+    "\u0280": "r", "\u1d26": "r", "\u03bd": "v", "\u0475": "v", "\u1d20": "v",
+    "5": "s", "$": "s", "3": "e", "\u20ac": "e",
+})
+
+
+def reserved_name(name: str) -> bool:
+    """Whether ``name`` reads as a name no player may take (``RESERVED_NAMES``),
+    whatever its case, spacing, punctuation, width or lookalike letters.
+
+    >>> [reserved_name(n) for n in ("server", "Server ", "S E R V E R", "\u0455erver",
+    ...                             "ＳＥＲＶＥＲ", "s3rver", "[server]", "Servera", "Sever")]
+    [True, True, True, True, True, True, True, False, False]
+    """
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
+    return "".join(ch for ch in folded if ch.isalnum()) in RESERVED_NAMES

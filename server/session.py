@@ -15,7 +15,7 @@ from __future__ import annotations
 import secrets
 from typing import Any, Protocol
 
-from .limits import TokenBucket
+from .limits import ResumeMeter, TokenBucket
 from .storage import hash_token
 
 __all__ = ["Session", "Link", "TableRef", "new_token"]
@@ -52,7 +52,7 @@ class Session:
     """One player, bot or spectator, from its first ``hello`` on."""
 
     __slots__ = ("token", "name", "kind", "sid", "client", "table", "seat", "lost_at",
-                 "chat_bucket", "restored_hash")
+                 "chat_bucket", "restored_hash", "resume_meter")
 
     def __init__(self, sid: int, token: str, name: str, kind: str) -> None:
         self.sid = sid  # a small number for the logs (never the token)
@@ -65,6 +65,13 @@ class Session:
         self.lost_at: float | None = None  # trio time the last connection dropped
         self.chat_bucket: TokenBucket | None = None  # its chat's meter, from its first line
         self.restored_hash: str | None = None  # brought back from the database: token unknown
+        self.resume_meter: ResumeMeter | None = None  # see ``resumes``
+
+    def resumes(self, rate: float, burst: int, now: float) -> ResumeMeter:
+        """How often it may resume (``ResumeMeter``; made at its first use)."""
+        if self.resume_meter is None:
+            self.resume_meter = ResumeMeter(rate, burst, now)
+        return self.resume_meter
 
     @property
     def token_hash(self) -> str:

@@ -92,7 +92,10 @@ def snapshot(view: View, table: P.TableInfo, deadline: float | None,
         phase=_PHASES[view.phase], hand=view.hand, commit=view.own_commit, rows=view.rows,
         deadline=deadline if commit_phase else None,
         remaining=remaining if commit_phase else None,
-        committed=tuple(sorted(view.committed)), revealed=view.unresolved,
+        # once the cards are revealed every seat of this turn has committed (the
+        # engine forgets the face-down cards at the reveal)
+        committed=tuple(sorted(view.committed | {seat for seat, _ in view.revealed})),
+        revealed=view.unresolved,
         draft_pool=view.draft_pool, draft_picks=view.draft_picks, pending=pending_msg,
     )
 

@@ -130,25 +130,26 @@ async def test_a_zero_length_frame_is_bad_msgpack_and_the_stream_goes_on(autojum
         nursery.cancel_scope.cancel()
 
 
-@pytest.mark.parametrize("count", [78, 79])
+@pytest.mark.parametrize("count", [79, 80])
 async def test_the_rate_limit_example(autojump_clock, count):
-    """rate_limit 20: 80 messages at once after the welcome (the hello took a token):
-    39 through, the 40th answered rate_limited, the 79th ends the connection."""
+    """rate_limit 20: 80 messages at once after the welcome (the hello takes no token:
+    the bucket holds 2 x rate_limit): 40 through, as "2 x rate_limit at once" says,
+    the 41st answered rate_limited, the 80th ends the connection."""
     async with trio.open_nursery() as nursery:
         server = await serve_memory(nursery, make_config())
         flood = await ScriptClient.memory(server, nursery, "Flo")
         assert flood.welcome.limits.rate_limit == 20
         await flood.send_raw(b"".join(flood.conn.send(P.Ping(nonce=i)) for i in range(count)))
-        if count == 79:
+        if count == 80:
             assert (await flood.wait_closed()).reason == "rate_limited"
         else:
             await trio.sleep(10)  # the debt is paid back: the connection is fine
             assert isinstance(await flood.request(P.Ping(nonce=0)), P.Pong)
             assert not flood.closed
         kinds = [m.TYPE for m in flood.log[1:]]
-        assert kinds[:40] == ["pong"] * 39 + ["error"]
+        assert kinds[:41] == ["pong"] * 40 + ["error"]
         assert flood.of_type("error")[0].code == "rate_limited"
-        assert kinds[40:] == (["goodbye"] if count == 79 else ["pong"])
+        assert kinds[41:] == (["goodbye"] if count == 80 else ["pong"])
         nursery.cancel_scope.cancel()
 
 
