@@ -39,7 +39,7 @@ from nimmt.engine import (
     record_from_game,
 )
 
-from . import translate
+from . import match_bank, translate
 from .match_events import paced
 from .match_io import Finished, Who
 from .match_state import MatchState, log
@@ -150,6 +150,7 @@ def apply(m: MatchState, seat: int, decision: Decision, how: str = "") -> list[E
     game = m._game
     assert game is not None
     events = game.apply(decision)
+    match_bank.spend(m, seat)
     seat_state = m.room.seats[seat]
     m._history.append(decision)
     by = "bot" if seat_state is not None and seat_state.builtin else (

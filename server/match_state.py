@@ -87,6 +87,7 @@ class MatchState:
         self._deferred: deque[Input] = deque()  # inputs that wait for the backlog
         # seat -> the decision key a strategy is deciding for it (a Think not answered yet)
         self._thinking: dict[int, tuple[Any, ...]] = {}
+        self._bank: Any = None  # the seats' time banks this game (match_bank.Bank)
         self._now = now
         self._wall = 0.0
         self._started_wall = 0.0  # when this game started (Unix time), for its record
