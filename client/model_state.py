@@ -21,12 +21,16 @@ from .decisions import Decision, Pending
 from .records import GameResult, LogLine, Notice, RoundResult, Step
 from .words import Words
 
-__all__ = ["TableState", "PHASES", "IN_GAME", "MAX_LOG", "DEFAULT_LIMIT", "table_label"]
+__all__ = ["TableState", "PHASES", "IN_GAME", "MAX_LOG", "DEFAULT_LIMIT", "UNTIMED",
+           "table_label"]
 
 PHASES: Final = ("lobby", "waiting", "draft", "deal", "commit", "resolve", "scored", "over")
 IN_GAME: Final = frozenset({"draft", "deal", "commit", "resolve", "scored"})
 MAX_LOG: Final = 500
 DEFAULT_LIMIT: Final = 66
+#: The longest time the protocol lets a table give a decision (an hour): a table that
+#: gives it is shown as untimed (no clock), as ``nimmt-client --solo`` is by default.
+UNTIMED: Final = 3600.0
 
 
 class TableState:
@@ -59,6 +63,7 @@ class TableState:
         self.phase = "lobby"
         self.result: GameResult | None = None
         self.last_round: RoundResult | None = None
+        self.scores: list[RoundResult] = []  # every round scored this game, in order
         self.totals: list[int] = []
         self.penalties: list[int] = []
         self._reset_game()
@@ -84,6 +89,7 @@ class TableState:
         self.turn_deadline: float | None = None
         self.pending: Pending | None = None
         self.warning: P.DeadlineWarning | None = None
+        self.extra_time = False  # your decision's time is up: its clock is your time bank
         self.step: Step | None = None
         self.lost_deadline = False  # the link dropped while the clock ran: time unknown
 
@@ -115,6 +121,13 @@ class TableState:
             if info is not None:
                 return info.name
         return f"seat {seat + 1}"
+
+    @property
+    def untimed(self) -> bool:
+        """Whether the table gives every decision the longest time there is (no clock)."""
+        opts = self.options
+        return opts is not None and min(opts.turn_time, opts.choice_time,
+                                        opts.draft_time) >= UNTIMED
 
     @property
     def point_limit(self) -> int:

@@ -232,7 +232,7 @@ def test_lobby_columns_stay_aligned_when_table_ids_grow() -> None:
     ui_test(script)
 
 
-def test_lobby_keys_join_watch_and_create_a_table_with_bots() -> None:
+def test_lobby_keys_join_watch_and_create_a_table_that_bots_fill_at_the_start() -> None:
     tables = (table(["Eve", None], table_id="t2"), table(["Bob", None, None], table_id="t1"))
 
     async def script(h: Harness) -> None:
@@ -244,13 +244,22 @@ def test_lobby_keys_join_watch_and_create_a_table_with_bots() -> None:
         assert h.sent(P.Join)[-1].table_id == "t1"
         await h.keys("w")
         assert h.sent(P.Watch)[-1].table_id == "t1"
-        await h.keys("n" + RIGHT + DOWN + LEFT + ENTER)  # seats 4 → 5, bots 3 → 2
+        await h.keys("n")
+        form = text_of(render.form_panel(h.c, 78))
+        assert "Fill with bots at start" in form and "Bots' level" in form
+        # seats 4 → 5; the bots' level hard → normal
+        await h.keys(RIGHT + DOWN + DOWN + LEFT + ENTER)
         create = h.sent(P.CreateTable)[-1]
         assert create.options.seats == 5 and create.name == "Ann's table"
+        assert create.options.time_bank == 60.0
         assert h.c.ui.form is None
         await h.feed(P.Seated(table=table(["Ann", None, None, None, None]), seat=0))
         await h.c.drain()
-        assert len(h.sent(P.AddBot)) == 2
+        assert not h.sent(P.AddBot)  # the seats stay free for friends
+        await h.feed(P.TableUpdated(table=table(["Ann", "Bob", None, None, None])))
+        await h.keys("s")  # the empty seats get bots of the form's level, then the start
+        assert [m.TYPE for m in h.conn.sent[-4:]] == ["add_bot"] * 3 + ["start"]
+        assert {m.strategy for m in h.sent(P.AddBot)} == {"normal"}
     ui_test(script)
 
 
@@ -259,8 +268,11 @@ def test_host_keys_add_remove_bots_start_and_leave() -> None:
         await h.feed(P.Seated(table=table(["Ann", "Bot-1", None], bots=(1,)), seat=0))
         await h.keys("a")
         await h.keys("x")
+        await h.keys("s")  # a seat is empty: asked first
+        assert "press s again" in text_of(render.status_line(h.c))
         await h.keys("s")
-        assert [m.TYPE for m in h.conn.sent[1:]] == ["add_bot", "remove_bot", "start"]
+        assert [m.TYPE for m in h.conn.sent[1:]] == ["add_bot", "remove_bot", "add_bot",
+                                                     "start"]
         assert h.sent(P.RemoveBot)[-1].seat == 1
         await h.keys("L")  # no game running: leaves at once
         assert isinstance(h.last(), P.Leave)

@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from nimmt import protocol as P
 from nimmt.protocol import Message
@@ -63,11 +63,16 @@ class Controller:
         #: whether the terminal is big enough to show the table (set by the screen):
         #: keys that decide do nothing when it is not
         self.fits: Callable[[], bool] = lambda: True
+        #: a replay being shown (``nimmt-client --replay``), or None
+        self.replay: Any = None
         self._chat_backlog: list[str] = []
         self._welcomed = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._plan_done = False
-        self._bots_to_add = 0
+        # the level of the bots that fill the empty seats when you start the table you
+        # created (the new-table form's choice; None: ask first)
+        self._fill_level: str | None = None
+        self._creating: str | None = None  # the fill level of the table being created
         self.bot_level = self.plan.bot_level
 
     # ------------------------------------------------------------------ sending
@@ -139,7 +144,7 @@ class Controller:
             self._chat_backlog.clear()
         elif isinstance(msg, P.Error):
             if msg.request == "create_table":
-                self._bots_to_add = 0
+                self._creating = None
             if msg.code != "bad_token":
                 hint = error_hint(msg.code)
                 self.status(f"{msg.message or code_words(msg.code)}. {hint}".strip(), "error")
@@ -153,14 +158,15 @@ class Controller:
             self.status(f"Welcome back: you are at table {msg.table.table_id} again ({where}).",
                         "ok")
         elif isinstance(msg, P.Seated):
-            for i in range(self._bots_to_add):
-                self.send(P.AddBot(strategy=self.bot_level, name=self._bot_name(i)))
-            self._bots_to_add = 0
+            if self._creating is not None:  # the table we asked for
+                self._fill_level, self._creating = self._creating, None
             if self.plan.solo and msg.table.status == "waiting":
                 # the --bots table starts by itself when we sit down; if it has not
                 # started a moment later, start it ourselves
                 asyncio.get_running_loop().call_later(SOLO_START_AFTER, self._solo_start)
         elif isinstance(msg, P.Left):
+            self._fill_level = None
+            self.ui.sheet_open = False
             self.ui.armed = None
             self.ui.status = None  # "Leave the game? … Press L again." is over
             self.send(P.ListTables())
@@ -170,9 +176,18 @@ class Controller:
         elif isinstance(msg, P.TurnStarted):
             self.ui.status = None
             self._clamp_hand()
-        elif isinstance(msg, P.GameOver | P.RoundStarted):
+            if self.ui.sheet_auto:  # the round's sheet was shown: play goes on
+                self.ui.sheet_open = self.ui.sheet_auto = False
+        elif isinstance(msg, P.RoundScored | P.GameOver):
+            if not self.ui.help_open and not self.ui.chat_open:
+                self.ui.sheet_open = True
+                self.ui.sheet_auto = isinstance(msg, P.RoundScored)
+            if isinstance(msg, P.GameOver):
+                self.ui.armed = None
+                self.ui.status = None  # "You take row 3." belongs to the game that ended
+        elif isinstance(msg, P.RoundStarted):
             self.ui.armed = None
-            self.ui.status = None  # "You take row 3." belongs to the game that ended
+            self.ui.status = None
         elif isinstance(msg, P.RowChoiceRequest):
             self.ui.row_cursor = min(msg.rows, key=lambda r: (m.row_cost(r), r))
         elif isinstance(msg, P.TieChoiceRequest):
@@ -239,7 +254,9 @@ class Controller:
         if self._too_small():
             return
         ui, d = self.ui, self.model.decision
-        if ui.form is not None:
+        if ui.help_open:
+            ui.help_scroll = max(0, ui.help_scroll + delta)  # the screen clamps it
+        elif ui.form is not None:
             ui.form.move(delta)
         elif self.model.table is None:
             n = len(self.model.tables)
@@ -365,6 +382,7 @@ class Controller:
             self.status("Leave your table first (L).", "info")
             return
         self.ui.form = CreateForm()
+        self.ui.form.values["bot_level"] = self.bot_level
 
     def close_form(self) -> None:
         self.ui.form = None
@@ -374,7 +392,8 @@ class Controller:
         if form is None:
             return
         name = f"{self.model.my_name}'s table" if self.model.my_name else ""
-        self._bots_to_add = form.bots
+        self._creating = form.fill_level
+        self.bot_level = str(form.values["bot_level"])
         self.ui.form = None
         self.send(P.CreateTable(options=form.options(), name=name[:40]))
 
@@ -416,8 +435,25 @@ class Controller:
             self.send(P.RemoveBot(seat=bots[-1]))
 
     def start_game(self) -> None:
+        """s: start; the empty seats are filled with bots first (as the new-table form
+        said, or once s is pressed again)."""
         if self._too_small():
             return
+        m = self.model
+        t = m.table
+        empty = sum(s is None for s in t.seats) if t is not None else 0
+        if t is not None and empty and m.is_host and not m.in_game:
+            level = self._fill_level
+            if level is None:
+                if not self._confirm("fill"):
+                    seats = "1 seat is" if empty == 1 else f"{empty} seats are"
+                    self.status(f"{seats} empty: press s again to fill them with "
+                                f"{self.bot_level} bots and start (or wait for friends).",
+                                "info", CONFIRM_SECONDS)
+                    return
+                level = self.bot_level
+            for k in range(empty):
+                self.send(P.AddBot(strategy=level, name=self._bot_name(k)))
         self.send(P.Start())
 
     def take_seat(self) -> None:
@@ -476,6 +512,25 @@ class Controller:
 
     def toggle_help(self) -> None:
         self.ui.help_open = not self.ui.help_open
+        self.ui.help_scroll = 0
+
+    def toggle_sheet(self) -> None:
+        """t: the score sheet (bullheads per seat per round), at a table."""
+        if self.model.table is None:
+            self.status("The score sheet is at a table.", "info")
+            return
+        self.ui.sheet_open = not self.ui.sheet_open
+        self.ui.sheet_auto = False
+
+    def close_overlay(self) -> bool:
+        """Esc: close the help or the score sheet; False when neither was open."""
+        if self.ui.help_open:
+            self.ui.help_open = False
+        elif self.ui.sheet_open:
+            self.ui.sheet_open = self.ui.sheet_auto = False
+        else:
+            return False
+        return True
 
     def scroll_log(self, delta: int) -> None:
         self.ui.log_back = max(0, min(self.ui.log_back + delta, len(self.model.log) - 1))

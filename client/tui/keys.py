@@ -1,7 +1,8 @@
 """Key bindings: every key calls one :class:`~nimmt.client.tui.controller.Controller` action.
 
 Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j) move in
-lists. Table: a add bot, b bot level, x remove bot, s start, L leave. Lobby: Enter join, w watch,
+lists, t the score sheet. Table: a add bot, b bot level, x remove bot, s start, L leave.
+Lobby: Enter join, w watch,
 n new table, r refresh. Everywhere: c or / chat, ? help, PgUp/PgDn log, q or Ctrl-C
 quit (in a game: press twice).
 """
@@ -94,6 +95,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         c.start_game()
 
+    @act("t", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.toggle_sheet()
+
     @act("L", filter=at_table)
     def _(e: KeyPressEvent) -> None:
         c.leave()
@@ -101,11 +106,17 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     # everywhere
     @act("pageup")
     def _(e: KeyPressEvent) -> None:
-        c.scroll_log(+5)
+        if ui.help_open:
+            c.vertical(-screen.help_body_height())
+        else:
+            c.scroll_log(+5)
 
     @act("pagedown")
     def _(e: KeyPressEvent) -> None:
-        c.scroll_log(-5)
+        if ui.help_open:
+            c.vertical(+screen.help_body_height())
+        else:
+            c.scroll_log(-5)
 
     @act("c", "/", filter=~form)
     def _(e: KeyPressEvent) -> None:
@@ -119,9 +130,7 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
 
     @act("escape")
     def _(e: KeyPressEvent) -> None:
-        if ui.help_open:
-            ui.help_open = False
-        elif ui.form is not None:
+        if not c.close_overlay() and ui.form is not None:
             c.close_form()
 
     @act("q", filter=~helping)

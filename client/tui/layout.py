@@ -38,7 +38,7 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.widgets import Frame
 
-from . import render
+from . import render, sheets
 from .controller import Controller
 from .render import MIN_COLUMNS, MIN_LINES, frags_height
 
@@ -51,10 +51,6 @@ LOG_ASIDE = 150
 PLAYERS_ASIDE_WIDTH = 36
 #: Width of the table's column when the log is beside it.
 MAIN_ASIDE_WIDTH = 110
-
-
-def _lines(frags: StyleAndTextTuples) -> int:
-    return sum(frag[1].count("\n") for frag in frags) + 1
 
 
 class Screen:
@@ -151,11 +147,73 @@ class Screen:
             ]), filter=fits),
         ])
         help_float = Float(ConditionalContainer(
-            Frame(Window(ctl(render.help_text()), width=Dimension(max=60),
-                         height=Dimension(max=_lines(render.help_text()))), title="Help"),
-            filter=Condition(lambda: c.ui.help_open) & fits), top=1, bottom=1)
-        self.root = FloatContainer(root, floats=[help_float])
+            Frame(HSplit([
+                Window(text(self._help_body), wrap_lines=False,
+                       height=lambda: Dimension.exact(self.help_body_height())),
+                Window(text(self._help_foot), height=1, style="class:dim"),
+            ], width=lambda: Dimension.exact(self.overlay_width() - 2)),
+                title=self._help_title),
+            filter=Condition(lambda: c.ui.help_open) & fits), top=1)
+        sheet_float = Float(ConditionalContainer(
+            Frame(HSplit([
+                Window(text(lambda: sheets.score_lines(c, self.overlay_width() - 2)),
+                       wrap_lines=False,
+                       height=lambda: Dimension.exact(min(
+                           self.overlay_body_limit(),
+                           frags_height(sheets.score_lines(c, self.overlay_width() - 2),
+                                        self.overlay_width())))),
+                Window(text(self._sheet_foot), height=1, style="class:dim"),
+            ], width=lambda: Dimension.exact(self.overlay_width() - 2)),
+                title=lambda: "Score sheet (bullheads per round)"),
+            filter=Condition(lambda: c.ui.sheet_open and not c.ui.help_open
+                             and c.model.table is not None) & fits), top=1)
+        self.root = FloatContainer(root, floats=[sheet_float, help_float])
         self.layout = Layout(self.root, focused_element=self.log_window)
+
+    # -- overlays -----------------------------------------------------------------
+    def overlay_width(self) -> int:
+        """The help's and the score sheet's width, frame included."""
+        return max(20, min(66, self.size().columns - 2))
+
+    def overlay_body_limit(self) -> int:
+        """Lines an overlay's body may take: the title and key lines stay visible."""
+        return max(3, self.size().rows - 6)
+
+    def _help_lines(self) -> list[str]:
+        return sheets.help_lines(self.c, self.overlay_width() - 3)
+
+    def help_body_height(self) -> int:
+        return max(1, min(len(self._help_lines()), self.overlay_body_limit()))
+
+    def _help_body(self) -> StyleAndTextTuples:
+        lines = self._help_lines()
+        height = self.help_body_height()
+        ui = self.c.ui
+        ui.help_scroll = max(0, min(ui.help_scroll, len(lines) - height))
+        return [("class:help", "\n".join(lines[ui.help_scroll:ui.help_scroll + height]))]
+
+    def _help_foot(self) -> StyleAndTextTuples:
+        lines, height = len(self._help_lines()), self.help_body_height()
+        if lines <= height:
+            return [("", " ? or Esc closes this help.")]
+        first = self.c.ui.help_scroll + 1
+        return [("", f" ? or Esc closes · ↑/↓ PgUp/PgDn: lines {first}–"
+                 f"{first + height - 1} of {lines}")]
+
+    def _help_title(self) -> str:
+        """"Help", and while it covers the table, whether you must decide and the clock."""
+        m = self.c.model
+        d = m.decision
+        if d is None or (d.kind == "commit" and d.committed is not None):
+            return "Help"
+        left = m.seconds_left(self.clock())
+        if m.untimed or left is None:
+            return "Help · your turn (untimed)"
+        return f"Help · your turn: {int(left + 0.999)} s left"
+
+    def _sheet_foot(self) -> StyleAndTextTuples:
+        more = " · the next round starts by itself" if self.c.ui.sheet_auto else ""
+        return [("", f" t or Esc closes{more}")]
 
     # -- sizes --------------------------------------------------------------------
     def fits(self) -> bool:
@@ -243,7 +301,7 @@ class Screen:
 
     def _lobby_text(self) -> StyleAndTextTuples:
         if self.c.ui.form is not None:
-            return render.form_panel(self.c)
+            return render.form_panel(self.c, self.size().columns - 2)
         return render.lobby_panel(self.c)
 
     def _log_end(self) -> Point:

@@ -18,7 +18,7 @@ from nimmt import protocol as P
 
 from ..cards import MAX_ROW, row_bullheads
 from ..decisions import COMMIT, DRAFT, ROW, TIE
-from ..words import place_text
+from ..words import place_text, rules_words
 from .board import players_panel, pool_columns, rows_panel
 from .controller import Controller
 from .frags import (
@@ -34,24 +34,30 @@ from .frags import (
     plural,
     slot,
 )
+from ..model_state import UNTIMED
+from .sheets import wrap
 from .state import FORM_FIELDS
 
 __all__ = [
     "card_chip", "slot", "title_bar", "rows_panel", "players_panel", "prompt_line", "hand_line",
     "log_lines", "log_title", "lobby_panel", "form_panel", "status_line", "keys_line",
-    "help_text", "clock_text", "too_small", "frags_height", "MIN_COLUMNS", "MIN_LINES",
+    "clock_text", "too_small", "frags_height", "MIN_COLUMNS", "MIN_LINES",
     "PLAYER_WIDTH", "ROWS_WIDTH", "pool_columns",
 ]
 
 
 # ---------------------------------------------------------------- title
 def title_bar(c: Controller, width: int = 200) -> Frags:
-    """Who you are, where, the round and turn; the table's name goes when narrow."""
-    full = _title(c, with_name=True)
-    return full if frags_width(full) <= width else _title(c, with_name=False)
+    """Who you are, where, the rules in force, the round and turn; when narrow the
+    table's name goes first, then the words are shortened."""
+    for with_name, short in ((True, False), (False, False), (False, True)):
+        title = _title(c, with_name, short)
+        if frags_width(title) <= width:
+            break
+    return title
 
 
-def _title(c: Controller, with_name: bool) -> Frags:
+def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
     m = c.model
     out: Frags = [("class:title.app", " nimmt ")]
     out.append(("class:title.online", " ● ") if m.online else
@@ -60,16 +66,25 @@ def _title(c: Controller, with_name: bool) -> Frags:
     if name:
         out.append(("class:title.name", name))
     if m.table is not None:
-        out.append(("class:title", f" · table {m.table.table_id}"
+        out.append(("class:title", (" · " if short else " · table ") + m.table.table_id
                     + (f" “{m.table.name}”" if m.table.name and with_name else "")))
-        if m.watching:
+        if c.replay is not None:
+            out.append(("class:title.watch", " · replay"))
+        elif m.watching:
             out.append(("class:title.watch", " · watching"))
+        rules = rules_words(m.table.options)
+        if m.untimed:
+            rules.append("untimed")
+        if short:
+            rules = [w.replace(" pts", "").replace(" rounds", "r").replace(" round", "r")
+                     .replace("untimed", "∞") for w in rules]
+        out.append(("class:title.rules", " · " + " · ".join(rules)))
         if m.phase == "over":
             out.append(("class:title", " · game over"))
         elif m.phase == "waiting":
             out.append(("class:title", " · waiting to start"))
         elif m.round:
-            out.append(("class:title", f" · round {m.round}"))
+            out.append(("class:title", f" · {'r' if short else 'round '}{m.round}"))
             if m.turn:
                 out.append(("class:title", f" · turn {m.turn}/10"))
     else:
@@ -81,7 +96,9 @@ def _title(c: Controller, with_name: bool) -> Frags:
 def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
     """The decision bar: what you must do now, or whom the table waits for, and the clock."""
     m = c.model
-    clock = clock_text(m.seconds_left(now), hot=m.hurry, unknown=m.clock_unknown)
+    clock = clock_text(None if m.untimed or c.replay is not None else m.seconds_left(now),
+                       hot=m.hurry, unknown=m.clock_unknown and not m.untimed,
+                       extra=m.extra_time and m.hurry)
     d = m.decision
     if d is not None:
         if d.kind == COMMIT and d.committed is None:
@@ -91,10 +108,9 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
             tail = f" · waiting for {', '.join(waiting)}" if waiting else ""
             text = f"Committed {d.committed} · Enter on another card replaces it{tail}"
         elif d.kind == ROW:
-            costs = "  ".join(f"{r + 1}:{m.row_cost(r)}" for r in sorted(d.rows))
-            text = f"Your {d.card} fits no row: press 1–4 to take one"
-            if width >= 90:
-                text += f" (bullheads {costs})"
+            costs = " · ".join(f"{r + 1}: {plural(m.row_cost(r), 'bullhead')}"
+                               for r in sorted(d.rows))
+            text = f"Your {d.card} fits no row: press 1–4 to take one ({costs})"
         elif d.kind == TIE:
             options = " or ".join(_tie_place_text(c, p) for p in d.places)
             text = f"Your {d.card} may go {options}: ←/→ then Enter"
@@ -251,7 +267,9 @@ def lobby_panel(c: Controller) -> Frags:
     return out
 
 
-def form_panel(c: Controller) -> Frags:
+def form_panel(c: Controller, width: int = 80) -> Frags:
+    """The new-table form: one line per option (label, value), then what the option
+    under the cursor means, wrapped at word boundaries."""
     form = c.ui.form
     if form is None:
         return []
@@ -263,14 +281,16 @@ def form_panel(c: Controller) -> Frags:
         elif isinstance(value, bool):
             shown = "yes" if value else "no"
         elif isinstance(value, float):
-            shown = f"{value:g}"
+            shown = "untimed" if f.key == "turn_time" and value >= UNTIMED else f"{value:g}"
         else:
             shown = str(value)
         sel = i == form.cursor
         style = "class:form.selected" if sel else ""
         out.append((style, f"{'▶' if sel else ' '} {f.label:<24}"))
-        out.append(("class:form.value" if sel else "", f" ◀ {shown:^9} ▶ "))
-        out.append(("class:dim", f"  {f.help}" + ("\n" if i < len(FORM_FIELDS) - 1 else "")))
+        out.append(("class:form.value" if sel else "", f" ◀ {shown:^9} ▶\n"))
+    text = FORM_FIELDS[form.cursor].help
+    out.append(("class:dim", "\n".join(wrap(text[0].upper() + text[1:] + ".", width - 2,
+                                              indent="  ", more="  "))))
     return out
 
 
@@ -323,31 +343,6 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
         out.append(("class:keys.key", f" {key} "))
         out.append(("class:keys", f" {what} "))
     return out
-HELP: Final = """\
- Each turn everyone chooses a card face down; then the
- cards are shown and placed lowest first, each after the
- row ending with the closest lower card. The 6th card of
- a row takes its 5 cards; a card lower than every row
- takes a row of its player's choice. Fewest bullheads win.
- Bullheads are the small numbers: 14¹ 15² 10³ 11⁵ 55⁷.
-
- ←/→  h/l   move in your hand   Enter  play that card
- 1–4        take that row (when your card fits none)
- ←/→ Enter  a tied place, a draft pick (↑/↓: a line)
- c  /       chat                PgUp/PgDn  event log
- L          leave the table     q  Ctrl-C  quit
- Lobby:  ↑/↓ table · Enter join · w watch · n new
-         table · r refresh
- Table:  a add bot · b bot level (easy, normal, hard)
-         x remove bot · s start (host)
-
- ? or Esc closes this help."""
-
-
-def help_text() -> Frags:
-    return [("class:help", HELP)]
-
-
 def too_small(c: Controller, columns: int, lines: int, missing: int = 0) -> Frags:
     """The whole screen when the terminal cannot show the table (``missing``: lines
     this table lacks at this size, when the terminal is above the minimum)."""
