@@ -80,7 +80,16 @@ def test_solo_server_starts_deals_to_us_and_stops() -> None:
     async def main_() -> None:
         solo = SoloServer(1, level="easy", extra_args=["--step-delay", "0", "--log-level",
                                                        "warning"])
-        assert solo.command[-6:-4] == ["--bot-level", "easy"]  # what --solo --level passes
+        command = solo.command
+        at = command.index("--bot-level")
+        assert command[at:at + 2] == ["--bot-level", "easy"]  # what --solo --level passes
+        at = command.index("--turn-time")  # untimed unless --turn-time says otherwise
+        assert command[at:at + 6] == ["--turn-time", "3600", "--choice-time", "3600",
+                                      "--draft-time", "3600"]
+        assert "--time-bank" not in command
+        timed = SoloServer(1, turn_time=45.0, time_bank=60.0).command
+        assert timed[timed.index("--turn-time") + 1] == "45"
+        assert timed[timed.index("--time-bank") + 1] == "60"
         await solo.start()
         try:
             conn = await solo.connect("Ann")
