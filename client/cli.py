@@ -162,6 +162,7 @@ async def _say_if_slow(work: Awaitable[T], text: str, after: float = 0.5) -> T:
 
 
 async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
+    from .keep import TableKeeper
     from .sessions import SessionStore
     from .solo import SoloError, SoloServer
     from .tui.app import run_tui
@@ -171,6 +172,7 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     solo: SoloServer | None = None
     store = SessionStore(args.state_dir)
     on_welcome = None
+    keeper = None  # a solo game's log dies with its server: nothing to come back to
     try:
         if args.solo:
             solo = SoloServer(args.solo, level=args.level, turn_time=args.turn_time,
@@ -186,6 +188,7 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
                         handshake_timeout=HANDSHAKE_TIMEOUT),
                 f"nimmt-client: connecting to {format_address(args.host, args.port)}…")
             resumed = conn.welcome is not None and conn.welcome.resumed
+            keeper = TableKeeper(store.directory, args.host, args.port, args.name)
             plan = StartPlan(join=None if resumed else args.join,
                              watch=None if resumed else args.watch,
                              resumed=resumed, had_session=saved is not None,
@@ -202,7 +205,7 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
             print("nimmt-client: connected, but this is a full-screen program: "
                   "run it in a terminal", file=sys.stderr)
             return 1
-        outcome = await run_tui(conn, plan=plan, on_welcome=on_welcome)
+        outcome = await run_tui(conn, plan=plan, on_welcome=on_welcome, keeper=keeper)
     except (ClientError, SoloError) as exc:
         print(f"nimmt-client: {exc}", file=sys.stderr)
         return 1

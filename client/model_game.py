@@ -127,7 +127,8 @@ class GameMessages(TableState):
         for s, c in self.revealed:
             if s == self.seat and c in self.hand:
                 self.hand.remove(c)
-        plays = ", ".join(f"{self.name_of(s)} {c}" for s, c in self.revealed)
+        plays = ", ".join(f"{'you' if s == self.seat else self.name_of(s)} {c}"
+                          for s, c in self.revealed)
         self._say(f"Turn {self.turn}: {plays}.")
 
     def _on_row_choice_needed(self, m: P.RowChoiceNeeded) -> None:
@@ -225,7 +226,8 @@ class GameMessages(TableState):
         self.totals = list(m.totals)
         self.last_round = RoundResult(m.round, tuple(m.penalties), tuple(m.totals))
         self.scores = [r for r in self.scores if r.round < m.round] + [self.last_round]
-        parts = ", ".join(f"{self.name_of(s)} +{p}" for s, p in enumerate(m.penalties))
+        parts = ", ".join(f"{'you' if s == self.seat else self.name_of(s)} +{p}"
+                          for s, p in enumerate(m.penalties))
         self._say(f"Round {m.round} scored: {parts}.", "round")
 
     def _on_game_over(self, m: P.GameOver) -> None:
@@ -271,5 +273,6 @@ class GameMessages(TableState):
                                    pick=p.pick or 0, card=p.card, rows=tuple(p.rows),
                                    places=tuple(p.places),
                                    deadline=self._deadline(p.remaining), requested=mine)
+        self._bring_back()
         where = f"round {m.round}, turn {m.turn}" if m.turn else f"round {m.round}"
         self._say(f"Table {table_label(m.table)}: the game is at {where}.", "info")

@@ -52,6 +52,8 @@ class TableState:
         self.lost_at: float | None = None
         self._answered: set[tuple[str, int, int, int]] = set()
         self._said: list[str] = []
+        # a score sheet and ranking kept by an earlier run (client.keep): (table, ...)
+        self._kept: tuple[str, list[RoundResult], GameResult | None] | None = None
         self.version = 0
         self._leave_table()
 
@@ -97,6 +99,26 @@ class TableState:
         self.table = table
         self.totals = [s.total if s else 0 for s in table.seats]
         self.penalties = [s.penalties if s else 0 for s in table.seats]
+
+    def recall(self, table_id: str, scores: list[RoundResult],
+               result: GameResult | None) -> None:
+        """A score sheet and ranking an earlier run kept for table ``table_id``: shown
+        again if this session is back at that table, in the same game."""
+        self._kept = (table_id, scores, result)
+
+    def _bring_back(self) -> None:
+        kept = self._kept
+        if kept is None or self.table is None or kept[0] != self.table.table_id:
+            return
+        self._kept = None
+        table_id, scores, result = kept
+        if scores and not self.scores and list(scores[-1].totals) == self.totals:
+            self.scores = list(scores)  # the same game: its totals are the sheet's
+            self.last_round = scores[-1]
+        if result is not None and self.result is None and self.phase == "over" \
+                and list(result.totals) == self.totals:
+            self.result = result
+            self.scores = list(scores)
 
     def _say(self, text: str, kind: str = "event") -> None:
         self.log.append(LogLine(text, kind))

@@ -423,7 +423,10 @@ def test_a_drop_shows_reconnecting_and_the_snapshot_restores_the_game() -> None:
         await start_game(h)
         await h.feed(LinkLost("the server closed the connection"))
         assert "○ reconnecting…" in text_of(render.title_bar(h.c))
-        assert "reconnecting" in text_of(render.status_line(h.c))
+        assert "reconnecting" in text_of(render.prompt_line(h.c, 0.0))
+        said = [line.text for line in h.model.log]
+        assert sum("Connection lost" in t for t in said) == 1  # once, not twice
+        assert "Connection lost" not in text_of(render.status_line(h.c))
         await h.keys(ENTER)  # nothing may be sent while the link is down
         assert not h.sent(P.Commit)
         playing = table(NAMES, status="playing")
@@ -434,7 +437,8 @@ def test_a_drop_shows_reconnecting_and_the_snapshot_restores_the_game() -> None:
                                 remaining=20.0, committed=(1, 2), revealed=(),
                                 draft_pool=(), draft_picks=(), pending=None))
         assert "● " in text_of(render.title_bar(h.c))
-        assert text_of(render.status_line(h.c)).strip() == "Reconnected."
+        assert sum(line.text == "Reconnected." for line in h.model.log) == 1
+        assert "Reconnected" not in text_of(render.status_line(h.c))
         await h.keys(RIGHT + ENTER)
         commit = h.sent(P.Commit)[-1]
         assert (commit.round, commit.turn, commit.card) == (1, 3, 33)

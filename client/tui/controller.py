@@ -129,12 +129,12 @@ class Controller:
                    and m.watching and m.table is not None else None)
         m.apply(msg)
         if isinstance(msg, LinkLost):
-            self.status("Connection lost — reconnecting…", "error", None)
+            self.ui.status = None  # the title, the decision bar and the log say it, once
         elif isinstance(msg, LinkRestored):
             self.on_welcome(msg.welcome)
-            self.status("Reconnected." if msg.welcome.resumed
-                        else "Reconnected as a new session: the server had forgotten you.",
-                        "ok")
+            if not msg.welcome.resumed:  # (a resume: the log says "Reconnected.")
+                self.status("Reconnected as a new session: the server had forgotten you.",
+                            "ok")
             if not msg.welcome.resumed:
                 self.send(P.ListTables())
             if rewatch is not None:

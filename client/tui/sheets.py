@@ -17,7 +17,7 @@ from .frags import Frags
 __all__ = ["wrap", "help_lines", "score_lines", "rules_title", "HELP_KEYS"]
 
 
-def wrap(text: str, width: int, indent: str = " ", more: str = "   ") -> list[str]:
+def wrap(text: str, width: int, indent: str = " ", more: str = " ") -> list[str]:
     """``text`` cut at word boundaries into lines of at most ``width`` columns."""
     return textwrap.wrap(text, max(10, width), initial_indent=indent,
                          subsequent_indent=more, break_on_hyphens=False) or [""]
@@ -96,7 +96,7 @@ def help_lines(c: Controller, width: int) -> list[str]:
         out += wrap(f"This table: {rules_title(opts)}.", width)
         for key, name, text in VARIANTS:
             if getattr(opts, key):
-                out += wrap(f"✓ {name}: {text}", width)
+                out += wrap(f"✓ {name}: {text}", width, more="   ")
         out += wrap(_end_words(opts), width)
         out += wrap(_time_words(opts), width)
         off = [name for key, name, _ in VARIANTS if not getattr(opts, key)]
@@ -108,10 +108,10 @@ def help_lines(c: Controller, width: int) -> list[str]:
     out.append("")
     out += wrap("Variants (the new-table form sets them):", width)
     for _, name, text in VARIANTS:
-        out += wrap(f"· {name}: {text}", width)
+        out += wrap(f"· {name}: {text}", width, more="   ")
     out += wrap(f"· Point limit / rounds: the game ends after the round in which someone "
                 f"reaches the limit ({DEFAULT_LIMIT} by default), or after a number of "
-                "rounds.", width)
+                "rounds.", width, more="   ")
     out.append("")
     key_width = max(len(k) for k, _ in HELP_KEYS) + 2
     for key, what in HELP_KEYS:
