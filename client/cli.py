@@ -168,6 +168,8 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     from .tui.app import run_tui
     from .tui.controller import StartPlan
 
+    if args.replay is not None:
+        return await _replay(args, interactive)
     kind = "spectator" if args.spectator else "human"
     solo: SoloServer | None = None
     store = SessionStore(args.state_dir)
@@ -192,7 +194,7 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
             plan = StartPlan(join=None if resumed else args.join,
                              watch=None if resumed else args.watch,
                              resumed=resumed, had_session=saved is not None,
-                             bot_level=args.level)
+                             bot_level=args.level, spectator=args.spectator)
 
             def on_welcome(welcome: Welcome) -> None:
                 if not args.spectator:
@@ -221,6 +223,24 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     except OSError:
         pass
     return 1 if outcome.error else 0
+
+
+async def _replay(args: argparse.Namespace, interactive: bool) -> int:
+    """``--replay FILE`` or ``--replay GAME_ID --db PATH``: a finished game, step by step."""
+    from .replay import ReplayError, ReplayPlayer, load_replay
+    from .tui.app import run_replay
+
+    try:
+        messages = await asyncio.to_thread(load_replay, args.replay, args.db)
+    except ReplayError as exc:
+        print(f"nimmt-client: cannot replay {args.replay}: {exc}", file=sys.stderr)
+        return 1
+    if not interactive:
+        print("nimmt-client: the replay is loaded, but this is a full-screen program: "
+              "run it in a terminal", file=sys.stderr)
+        return 1
+    await run_replay(ReplayPlayer(messages))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

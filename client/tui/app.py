@@ -27,12 +27,14 @@ from ..keep import TableKeeper
 from ..link import LinkEvent
 from ..model import TableModel
 from ..net import ClientError
+from ..replay import ReplayPlayer
 from .controller import Controller, StartPlan
 from .keys import build_key_bindings
 from .layout import Screen
 from .style import STYLE
 
-__all__ = ["AppConnection", "Outcome", "build_application", "run_tui", "KEEP_EVERY"]
+__all__ = ["AppConnection", "Outcome", "build_application", "run_tui", "run_replay",
+           "KEEP_EVERY"]
 
 #: Seconds between two saves of the log (``client.keep``) while messages come.
 KEEP_EVERY = 1.0
@@ -168,3 +170,38 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
         if keeper is not None:
             keeper.save(model)
     return outcome
+
+
+class _NoServer:
+    """A replay's "connection": there is no server, and nothing is ever sent."""
+
+    async def send(self, msg: Message) -> int | None:
+        return None
+
+
+async def run_replay(player: ReplayPlayer, *, input: Input | None = None,
+                     output: Output | None = None,
+                     clock: Callable[[], float] = time.monotonic,
+                     ready: Callable[[Controller, Application[Any]], None] | None = None
+                     ) -> Outcome:
+    """Show a replay on the board until the player quits (``nimmt-client --replay``)."""
+    c = Controller(player.model, _NoServer(), clock=clock)
+    c.replay = player
+    app = build_application(c, input=input, output=output, clock=clock)
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(1.0 / player.speed)
+            if c.replay_tick():
+                app.invalidate()
+
+    def pre_run() -> None:
+        if ready is not None:
+            ready(c, app)
+
+    task = asyncio.ensure_future(tick())
+    try:
+        await app.run_async(pre_run=pre_run)
+    finally:
+        task.cancel()
+    return Outcome()

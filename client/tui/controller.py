@@ -45,6 +45,7 @@ class StartPlan:
     resumed: bool = False  # the saved session was taken back: the seat comes back
     had_session: bool = False  # a saved session was offered (resumed or not)
     bot_level: str = DEFAULT_BOT_LEVEL  # the level of the bots added ("a", the new-table form)
+    spectator: bool = False  # connected as a spectator: tables are watched, never joined
 
 
 class Controller:
@@ -147,6 +148,8 @@ class Controller:
                 self._creating = None
             if msg.code != "bad_token":
                 hint = error_hint(msg.code)
+                if "Press w" in hint and (m.table is not None or self.plan.spectator):
+                    hint = ""  # w watches from the lobby; a spectator only watches
                 self.status(f"{msg.message or code_words(msg.code)}. {hint}".strip(), "error")
         elif isinstance(msg, P.TableList):
             self._clamp_lobby()
@@ -235,6 +238,10 @@ class Controller:
         """←/→ (h/l): the card, place or draft pick under the cursor; form values."""
         if self._too_small():
             return
+        if self.replay is not None:
+            self.replay.step(delta)
+            self._replayed()
+            return
         ui, d = self.ui, self.model.decision
         if ui.form is not None:
             ui.form.change(delta)
@@ -256,6 +263,9 @@ class Controller:
         ui, d = self.ui, self.model.decision
         if ui.help_open:
             ui.help_scroll = max(0, ui.help_scroll + delta)  # the screen clamps it
+        elif self.replay is not None:
+            self.replay.round_step(delta)
+            self._replayed()
         elif ui.form is not None:
             ui.form.move(delta)
         elif self.model.table is None:
@@ -274,13 +284,19 @@ class Controller:
         if self._too_small():
             return
         ui, m = self.ui, self.model
+        if self.replay is not None:
+            self.replay.toggle()
+            return
         if ui.form is not None:
             self.create_table()
             return
         if m.table is None:
-            self.join_selected()
+            if self.plan.spectator:
+                self.watch_selected()
+            else:
+                self.join_selected()
             return
-        if m.watching and m.table.status != "playing":
+        if m.watching and m.table.status != "playing" and not self.plan.spectator:
             self.take_seat()
             return
         d = m.decision
@@ -301,7 +317,9 @@ class Controller:
             return
         d = self.model.decision
         row = number - 1
-        if d is not None and d.kind == ROW:
+        if self.replay is not None:
+            self.status("A replay: ←/→ step, Space plays.", "info")
+        elif d is not None and d.kind == ROW:
             if row in d.rows:
                 self._answer(d, row)
             else:
@@ -380,6 +398,9 @@ class Controller:
             return
         if self.model.table is not None:
             self.status("Leave your table first (L).", "info")
+            return
+        if self.plan.spectator:
+            self.status("A spectator watches tables: it cannot create one.", "info")
             return
         self.ui.form = CreateForm()
         self.ui.form.values["bot_level"] = self.bot_level
@@ -479,7 +500,7 @@ class Controller:
     def quit(self) -> None:
         """q or Ctrl-C: in a game, only when pressed twice."""
         m = self.model
-        if m.in_game and not m.watching and not self._confirm("quit"):
+        if self.replay is None and m.in_game and not m.watching and not self._confirm("quit"):
             if self.plan.solo:
                 text = "Quit? This ends your solo game (its server stops). Press q again."
             else:
@@ -495,6 +516,37 @@ class Controller:
             return True
         ui.armed, ui.armed_until = what, now + CONFIRM_SECONDS
         return False
+
+    # -- replays -------------------------------------------------------------------
+    def _replayed(self) -> None:
+        """The replay moved: show its model (the sheet as the step leaves it)."""
+        replay = self.replay
+        assert replay is not None
+        self.model = replay.model
+        last = replay.messages[replay.steps[replay.position] - 1]
+        self.ui.sheet_open = last.TYPE in ("round_scored", "game_over") and \
+            not self.ui.help_open
+
+    def replay_speed(self, delta: int) -> None:
+        """+ and -: a replay plays faster or slower."""
+        if self.replay is not None:
+            self.replay.faster(delta)
+            self.status(f"Replay speed: {self.replay.speed:g} steps a second.", "info")
+
+    def replay_edge(self, end: bool) -> None:
+        """Home and End: a replay's first or last step."""
+        if self.replay is not None:
+            self.replay.go(len(self.replay.steps) - 1 if end else 0)
+            self._replayed()
+
+    def replay_tick(self) -> bool:
+        """A playing replay's next step is due (the app calls it each 1/speed s)."""
+        replay = self.replay
+        if replay is None or not replay.playing:
+            return False
+        replay.step(+1)
+        self._replayed()
+        return True
 
     # -- chat and panels ----------------------------------------------------------
     def send_chat(self, text: str) -> None:

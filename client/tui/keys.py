@@ -31,6 +31,7 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     lobby = Condition(lambda: c.model.table is None)
     at_table = ~lobby
     helping = Condition(lambda: ui.help_open)
+    replaying = Condition(lambda: c.replay is not None)
 
     def act(*keys: str, filter: Filter | None = None) -> Callable[[Handler], Handler]:
         """Bind ``keys`` (when the chat line is closed, and ``filter``) to a handler."""
@@ -78,7 +79,13 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         c.refresh()
 
-    # at a table
+    # at a table (a replay too): the score sheet
+    @act("t", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.toggle_sheet()
+
+    at_table = at_table & ~replaying  # a replay is only watched: nothing to add or start
+
     @act("a", filter=at_table)
     def _(e: KeyPressEvent) -> None:
         c.add_bot()
@@ -95,9 +102,21 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         c.start_game()
 
-    @act("t", filter=at_table)
+    @act("+", "=", filter=replaying)
     def _(e: KeyPressEvent) -> None:
-        c.toggle_sheet()
+        c.replay_speed(+1)
+
+    @act("-", filter=replaying)
+    def _(e: KeyPressEvent) -> None:
+        c.replay_speed(-1)
+
+    @act("home", "g", filter=replaying)
+    def _(e: KeyPressEvent) -> None:
+        c.replay_edge(end=False)
+
+    @act("end", "G", filter=replaying)
+    def _(e: KeyPressEvent) -> None:
+        c.replay_edge(end=True)
 
     @act("L", filter=at_table)
     def _(e: KeyPressEvent) -> None:

@@ -60,18 +60,22 @@ def title_bar(c: Controller, width: int = 200) -> Frags:
 def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
     m = c.model
     out: Frags = [("class:title.app", " nimmt ")]
-    out.append(("class:title.online", " ● ") if m.online else
-               ("class:title.offline", " ○ reconnecting… "))
-    name = m.name_of(m.seat) if m.seat is not None else m.my_name
-    if name:
-        out.append(("class:title.name", name))
+    if c.replay is not None and m.table is not None:
+        out.append(("class:title.watch", " replay "))
+        label = f"“{m.table.name}”" if m.table.name and with_name else m.table.table_id
+        out.append(("class:title", ("" if short else "of ") + label))
+    else:
+        out.append(("class:title.online", " ● ") if m.online else
+                   ("class:title.offline", " ○ reconnecting… "))
+        name = m.name_of(m.seat) if m.seat is not None else m.my_name
+        if name:
+            out.append(("class:title.name", name))
     if m.table is not None:
-        out.append(("class:title", (" · " if short else " · table ") + m.table.table_id
-                    + (f" “{m.table.name}”" if m.table.name and with_name else "")))
-        if c.replay is not None:
-            out.append(("class:title.watch", " · replay"))
-        elif m.watching:
-            out.append(("class:title.watch", " · watching"))
+        if c.replay is None:
+            out.append(("class:title", (" · " if short else " · table ") + m.table.table_id
+                        + (f" “{m.table.name}”" if m.table.name and with_name else "")))
+            if m.watching:
+                out.append(("class:title.watch", " · watching"))
         rules = rules_words(m.table.options)
         if m.untimed:
             rules.append("untimed")
@@ -100,6 +104,8 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
                        hot=m.hurry, unknown=m.clock_unknown and not m.untimed,
                        extra=m.extra_time and m.hurry)
     d = m.decision
+    if c.replay is not None:
+        return [("class:prompt.other", f" {c.replay.text()} · {_waiting_text(c)} ")]
     if d is not None:
         if d.kind == COMMIT and d.committed is None:
             text = "Your move: choose a card with ←/→ and press Enter"
@@ -134,6 +140,10 @@ def _waiting_text(c: Controller) -> str:
     m = c.model
     if not m.online and m.table is not None:
         return "Connection lost: reconnecting… (your seat and cards are kept)"
+    if c.replay is not None:
+        return {"resolve": "placing the cards", "scored": "the round is over",
+                "over": "the game is over", "commit": "the players choose"}.get(
+                    m.phase, "dealing")
     p = m.pending
     if p is not None and not p.mine:
         who = m.name_of(p.seat)
@@ -141,8 +151,12 @@ def _waiting_text(c: Controller) -> str:
                 DRAFT: "to pick a card"}.get(p.kind, "to decide")
         return f"Waiting for {who} {what}…"
     if m.table is None:
+        if c.plan.spectator:
+            return "Lobby (spectator): ↑/↓ choose a table · Enter watch"
         return "Lobby: ↑/↓ choose a table · Enter join · n new table"
     if m.watching:
+        if m.table.status == "waiting" and c.plan.spectator:
+            return "You are watching: the game has not started. L: back to the lobby"
         if m.table.status == "waiting":
             return "You are watching. Enter: take a free seat · L: back to the lobby"
         if m.phase == "over" or m.table.status == "over":
@@ -175,6 +189,8 @@ def _waiting_text(c: Controller) -> str:
 def hand_line(c: Controller, width: int = 80) -> Frags:
     """Your hand: the card under the cursor in brackets, your commit marked ✔."""
     m, ui = c.model, c.ui
+    if c.replay is not None:
+        return [("class:dim", "  (a replay shows the cards as they are played)")]
     if m.watching:
         return [("class:dim", "  (spectator: no hand)")]
     label = "Picks " if m.phase == "draft" else "Hand "
@@ -304,17 +320,24 @@ def status_line(c: Controller) -> Frags:
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
-_OPTIONAL_KEYS: Final = ("chat", "refresh", "leave", "bot level", "remove bot", "watch",
-                         "cancel")
+_OPTIONAL_KEYS: Final = ("refresh", "leave", "bot level", "remove bot", "watch", "cancel",
+                         "round", "start/end", "scores", "chat")
 
 
 def keys_line(c: Controller, width: int = 200) -> Frags:
     """The key hints, on one line: the less needed ones go when it is narrow."""
     m, ui = c.model, c.ui
-    if ui.chat_open:
-        pairs: Sequence[tuple[str, str]] = (("Enter", "send"), ("Esc", "cancel"))
+    if c.replay is not None:
+        pairs: Sequence[tuple[str, str]] = (
+            ("←/→", "step"), ("↑/↓", "round"), ("Space", "play/pause"), ("+/-", "speed"),
+            ("Home/End", "start/end"), ("t", "scores"), ("?", "help"), ("q", "quit"))
+    elif ui.chat_open:
+        pairs = (("Enter", "send"), ("Esc", "cancel"))
     elif ui.form is not None:
         pairs = (("↑/↓", "field"), ("←/→", "change"), ("Enter", "create"), ("Esc", "cancel"))
+    elif m.table is None and c.plan.spectator:
+        pairs = (("↑/↓", "table"), ("Enter", "watch"), ("r", "refresh"), ("c", "chat"),
+                 ("?", "help"), ("q", "quit"))
     elif m.table is None:
         pairs = (("↑/↓", "table"), ("Enter", "join"), ("w", "watch"), ("n", "new table"),
                  ("r", "refresh"), ("c", "chat"), ("?", "help"), ("q", "quit"))
@@ -327,12 +350,13 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
             pairs = [("1–4", "take row"), ("←/→ Enter", "choose")]
         elif d is not None and d.kind in (TIE, DRAFT):
             pairs = [("←/→", "choose"), ("Enter", "confirm")]
-        elif m.watching and m.table.status == "waiting":
+        elif m.watching and m.table.status == "waiting" and not c.plan.spectator:
             pairs = [("Enter", "take a seat")]
         elif not m.in_game and m.is_host:
             pairs = [("a", f"add {c.bot_level} bot"), ("b", "bot level"), ("x", "remove bot"),
                      ("s", "start")]
-        pairs += [("c", "chat"), ("L", "leave"), ("?", "help"), ("q", "quit")]
+        pairs += [("c", "chat"), ("t", "scores"), ("L", "leave"), ("?", "help"),
+                  ("q", "quit")]
     pairs = list(pairs)
     for what in _OPTIONAL_KEYS:
         if sum(len(k) + len(w) + 4 for k, w in pairs) <= width:
@@ -343,6 +367,8 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
         out.append(("class:keys.key", f" {key} "))
         out.append(("class:keys", f" {what} "))
     return out
+
+
 def too_small(c: Controller, columns: int, lines: int, missing: int = 0) -> Frags:
     """The whole screen when the terminal cannot show the table (``missing``: lines
     this table lacks at this size, when the terminal is above the minimum)."""
