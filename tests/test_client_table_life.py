@@ -96,7 +96,7 @@ def test_the_score_sheet_lists_each_round_per_seat_and_the_totals() -> None:
     assert sheet[2].split() == ["Bob", "6", "0", "6"]
     feed(m, P.GameOver(totals=(11, 6, 3, 0), places=(4, 3, 2, 1), winners=(3,)))
     final = text_of(sheets.score_lines(c, 58)).splitlines()
-    assert final[1].split()[:2] == ["1.Dan", "0"]  # best first once the game is over
+    assert final[1].split()[:3] == ["1.", "Dan", "0"]  # best first once the game is over
 
 
 def test_the_sheet_opens_at_a_round_end_and_closes_when_the_next_round_is_played() -> None:
@@ -105,8 +105,15 @@ def test_the_sheet_opens_at_a_round_end_and_closes_when_the_next_round_is_played
     c.on_message(P.RoundScored(round=1, penalties=(1, 6, 0, 0), totals=(1, 6, 0, 0)))
     assert c.ui.sheet_open
     c.on_message(P.RoundStarted(round=2))
+    c.on_message(P.HandDealt(cards=(3, 14, 21)))
     c.on_message(P.TurnStarted(round=2, turn=1, deadline=1e9, remaining=30.0))
-    assert not c.ui.sheet_open
+    assert c.ui.sheet_open  # still there to be read ...
+
+    async def commit() -> None:
+        c.enter()
+    import asyncio
+    asyncio.run(commit())
+    assert not c.ui.sheet_open  # ... until you play on
     c.toggle_sheet()  # t: any time
     assert c.ui.sheet_open
     c.close_overlay()

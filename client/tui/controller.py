@@ -179,8 +179,6 @@ class Controller:
         elif isinstance(msg, P.TurnStarted):
             self.ui.status = None
             self._clamp_hand()
-            if self.ui.sheet_auto:  # the round's sheet was shown: play goes on
-                self.ui.sheet_open = self.ui.sheet_auto = False
         elif isinstance(msg, P.RoundScored | P.GameOver):
             if not self.ui.help_open and not self.ui.chat_open:
                 self.ui.sheet_open = True
@@ -344,6 +342,8 @@ class Controller:
             return
         self.model.answered(d)
         self.send(msg)
+        if self.ui.sheet_auto:  # the round's sheet stays until you play on
+            self.ui.sheet_open = self.ui.sheet_auto = False
         if d.kind == ROW:
             self.status(f"You take row {int(choice) + 1}.", "ok")  # type: ignore[arg-type]
 

@@ -166,7 +166,8 @@ class Screen:
             ], width=lambda: Dimension.exact(self.overlay_width() - 2)),
                 title=lambda: "Score sheet (bullheads per round)"),
             filter=Condition(lambda: c.ui.sheet_open and not c.ui.help_open
-                             and c.model.table is not None) & fits), top=1)
+                             and c.model.table is not None) & fits),
+            bottom=2)  # over the log, above the status and key lines: the rows stay in view
         self.root = FloatContainer(root, floats=[sheet_float, help_float])
         self.layout = Layout(self.root, focused_element=self.log_window)
 
@@ -212,7 +213,7 @@ class Screen:
         return f"Help · your turn: {int(left + 0.999)} s left"
 
     def _sheet_foot(self) -> StyleAndTextTuples:
-        more = " · the next round starts by itself" if self.c.ui.sheet_auto else ""
+        more = " (and your next move)" if self.c.ui.sheet_auto else ""
         return [("", f" t or Esc closes{more}")]
 
     # -- sizes --------------------------------------------------------------------

@@ -132,10 +132,10 @@ def score_lines(c: Controller, width: int) -> Frags:
                  "end of each round.")]
     name_w = min(10, max(3, max(len(n) for n in names)))
     total_w = 6
-    fit = max(1, (width - name_w - 4 - total_w - 2) // 4)
+    fit = max(1, (width - name_w - 6 - total_w - 2) // 4)
     shown = rounds[-fit:]
     countdown = bool(m.options and m.options.countdown)
-    lead = ("…" if len(shown) < len(rounds) else "").ljust(name_w + 3)
+    lead = ("…" if len(shown) < len(rounds) else "").ljust(name_w + 5)
     head = lead + "".join(f"{'R' + str(r.round):>4}" for r in shown)
     out: Frags = [("class:panel.head", head + f"{'left' if countdown else 'total':>{total_w}}\n")]
     order = list(range(len(names)))
@@ -145,9 +145,9 @@ def score_lines(c: Controller, width: int) -> Frags:
     for k, seat in enumerate(order):
         me = seat == m.seat
         name = ("you" if me else names[seat])[:name_w]
-        mark = "▶ " if me else "  "
+        mark = " ▶  " if me else "    "
         if m.result is not None and seat < len(m.result.places):
-            mark = f"{m.result.places[seat]:>1}."[:2]
+            mark = f"{m.result.places[seat]:>2}. "[:4]
         cells = "".join(f"{r.penalties[seat] if seat < len(r.penalties) else 0:>4}"
                         for r in shown)
         total = last.totals[seat] if seat < len(last.totals) else 0
