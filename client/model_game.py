@@ -234,6 +234,8 @@ class GameMessages(TableState):
         self.phase = "over"
         self.pending = None
         self.turn_deadline = None
+        self.step = None  # the last card placed is an ordinary card now
+        self.revealed, self.unresolved = [], []
         self.totals = list(m.totals)
         self.result = GameResult(tuple(m.totals), tuple(m.places), tuple(m.winners))
         w = self.words

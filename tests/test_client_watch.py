@@ -53,8 +53,9 @@ def test_each_step_marks_the_card_placed_and_a_row_taken_until_the_next_step() -
     feed(m, P.RowTaken(seat=0, row=1, cards=(37,), bullheads=1),
          P.Placed(seat=0, card=3, row=1, end="right"))
     shown = rows_text(c)
-    # the low card goes before the row it takes; who takes it and for how much, in words
-    assert "2 │  [3¹]  37¹" in shown and "◀ You take it: +1" in shown
+    # the low card is not drawn in the row it takes; who takes it, with what and for
+    # how much, in words
+    assert "2 │  37¹    ·" in shown and "◀ You take it with [3]: +1" in shown
     assert "[3¹ you]" in shown  # the card being placed, face up, in the plays
     feed(m, P.RowTaken(seat=1, row=0, cards=(12, 13, 14, 15, 16), bullheads=7),
          P.Placed(seat=1, card=17, row=0, end="right"))

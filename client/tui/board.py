@@ -54,11 +54,15 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
 
     # (card, style, bracketed): what the row shows in its slots
     slots: list[tuple[int, str, bool]] = []
+    low = False
     if taking and step is not None:
         old = [(card, "class:row.taken", False) for card in step.taken]
-        new = [(step.card, "class:card.placed", True)] if step.card is not None else []
-        # a card lower than every row goes before the row it takes; a sixth card after it
-        slots = new + old if step.card is not None and step.card < step.taken[0] else old + new
+        # a sixth card is drawn after the row it takes; a card lower than every row is
+        # not drawn in it (it was never part of it): the note names it
+        low = step.card is not None and step.card < step.taken[0]
+        new = [(step.card, "class:card.placed", True)] if step.card is not None and not low \
+            else []
+        slots = old + new
         cost = step.bullheads
     else:
         row = m.rows[i]
@@ -80,6 +84,8 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
         who = m.words.subject(step.seat)
         verb = m.words.verb(step.seat, "takes", "take")
         note = f"◀ {who} {verb} it: +{step.bullheads}"
+        if low and step.card is not None:
+            note = f"◀ {who} {verb} it with [{step.card}]: +{step.bullheads}"
         if get_cwidth(note) > room:
             note = f"◀ {who[:max(3, room - 8)]} +{step.bullheads}"
         out.append(("class:row.takenote", " " + note))
@@ -183,8 +189,8 @@ def _ranking(c: Controller, width: int) -> Frags:
     for k, seat in enumerate(order):
         place = res.places[seat]
         name = ("you" if seat == m.seat else m.name_of(seat))[:16]
-        mark = "★" if place == 1 else " "
-        text = f"  {mark}{place:>2}. {name:<16} {m.display_total(seat):>4}"
+        won = " won" if place == 1 else ""  # (★ is the host, everywhere)
+        text = f"  {place:>2}. {name[:14]:<14} {m.display_total(seat):>4}{won}"
         line = k % per_col
         cells[line].append(("class:winner" if place == 1 else
                             ("class:seat.me" if seat == m.seat else ""), f"{text:<30}"))

@@ -62,6 +62,7 @@ class Screen:
         #: the terminal's size; the application sets it to its output's get_size
         self.size: Callable[[], Size] = lambda: Size(rows=24, columns=80)
         self.chat = Buffer(multiline=False, name="chat")
+        self._log_line_count = 1  # lines of the log as last drawn (wrapped)
         ctl = FormattedTextControl
         cols = lambda: self.size().columns  # noqa: E731
 
@@ -96,7 +97,7 @@ class Screen:
         self.hand = Window(text(hand_text), wrap_lines=True,
                            height=fit(hand_text, self.main_width))
         self.log_window = Window(
-            ctl(lambda: render.log_lines(c), focusable=True, show_cursor=False,
+            ctl(self._log_text, focusable=True, show_cursor=False,
                 get_cursor_position=self._log_end),
             wrap_lines=True, height=Dimension(min=1))
         log_title = Window(text(lambda: render.log_title(c, self.log_width())), height=1)
@@ -130,7 +131,7 @@ class Screen:
             VSplit([Window(ctl([("class:chat.prompt", " Say: ")]), width=6),
                     self.chat_window]),
             filter=Condition(lambda: c.ui.chat_open))
-        status_text = lambda: render.status_line(c)  # noqa: E731
+        status_text = lambda: render.status_line(c, cols())  # noqa: E731
         keys_text = lambda: render.keys_line(c, cols())  # noqa: E731
         self._status_text, self._keys_text = status_text, keys_text
         self._prompt_text, self._hand_text = prompt_text, hand_text
@@ -303,12 +304,17 @@ class Screen:
     def _lobby_text(self) -> StyleAndTextTuples:
         if self.c.ui.form is not None:
             return render.form_panel(self.c, self.size().columns - 2)
-        return render.lobby_panel(self.c)
+        return render.lobby_panel(self.c, self.size().columns - 2)
+
+    def _log_text(self) -> StyleAndTextTuples:
+        width = self.size().columns if self.c.model.table is None else self.log_width()
+        frags = render.log_lines(self.c, width)
+        self._log_line_count = sum(t.count("\n") for _, t, *_ in frags) + 1
+        return frags
 
     def _log_end(self) -> Point:
         """Keep the log scrolled to its last line (or as far back as PgUp went)."""
-        shown = len(self.c.model.log) - self.c.ui.log_back
-        return Point(0, max(0, shown - 1))
+        return Point(0, max(0, self._log_line_count - 1))
 
     def focus_chat(self) -> None:
         self.layout.focus(self.chat_window)

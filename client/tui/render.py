@@ -224,14 +224,17 @@ def hand_line(c: Controller, width: int = 80) -> Frags:
 
 
 # ---------------------------------------------------------------- log
-def log_lines(c: Controller) -> Frags:
+def log_lines(c: Controller, width: int = 200) -> Frags:
+    """The event log (up to where PgUp scrolled it), each line wrapped at word
+    boundaries to ``width``, its continuation indented."""
     m = c.model
     lines = m.log[: len(m.log) - c.ui.log_back] if c.ui.log_back else m.log
     out: Frags = []
     for i, line in enumerate(lines):
         if i:
             out.append(("", "\n"))
-        out.append((f"class:log.{line.kind}", " " + line.text))
+        out.append((f"class:log.{line.kind}",
+                    "\n".join(wrap(line.text, width - 1, indent=" ", more="   "))))
     return out
 
 
@@ -247,7 +250,9 @@ def log_title(c: Controller, width: int = 80) -> Frags:
 
 
 # ---------------------------------------------------------------- lobby
-def lobby_panel(c: Controller) -> Frags:
+def lobby_panel(c: Controller, width: int = 200) -> Frags:
+    """The tables, one line each; the game and players column is abbreviated on
+    purpose to the width left ("Bob, Bot 1 +2 more")."""
     m, ui = c.model, c.ui
     id_width = max([5] + [len(t.table_id) for t in m.tables])  # ids grow: kqzd1 ... kqzd1234
     out: Frags = [("class:panel.head",
@@ -270,17 +275,29 @@ def lobby_panel(c: Controller) -> Frags:
         style = "class:lobby.selected" if i == cursor else ""
         status_style = {"waiting": "class:lobby.waiting", "playing": "class:lobby.playing"}
         seats = f"{taken}/{len(t.seats)}"
-        out.append((style, f"{'▶' if i == cursor else ' '} {t.table_id:<{id_width}} {t.name[:20]:<20} "
-                           f"{seats:<6} "))
+        name = t.name if len(t.name) <= 20 else t.name[:19] + "…"
+        head = f"{'▶' if i == cursor else ' '} {t.table_id:<{id_width}} {name:<20} {seats:<6} "
+        out.append((style, head))
         out.append((style or status_style.get(t.status, "class:dim"), f"{t.status:<8}"))
-        out.append((style, " " + ", ".join(variants)))
+        room = width - len(head) - 8
+        game = " " + ", ".join(v for v in variants if v)
         if t.spectators:
-            out.append((style or "class:dim", f" · {t.spectators} watching"))
-        names = ", ".join(s.name for s in t.seats if s is not None)
-        if names:
-            out.append((style or "class:dim", f" · {names}"))
+            game += f" · {t.spectators} watching"
+        out.append((style, game[:room]))
+        out.append((style or "class:dim", _players_text(t, room - len(game))))
         out.append(("", "\n"))
     return out
+
+
+def _players_text(t: P.TableInfo, room: int) -> str:
+    """" · Bob, Bot 1, Cat" or, in ``room`` columns, " · Bob, Bot 1 +2 more"."""
+    names = [s.name for s in t.seats if s is not None]
+    for shown in range(len(names), 0, -1):
+        more = len(names) - shown
+        text = " · " + ", ".join(names[:shown]) + (f" +{more} more" if more else "")
+        if len(text) <= room:
+            return text
+    return f" · {len(names)} seated" if names and room >= 12 else ""
 
 
 def form_panel(c: Controller, width: int = 80) -> Frags:
@@ -311,12 +328,13 @@ def form_panel(c: Controller, width: int = 80) -> Frags:
 
 
 # ---------------------------------------------------------------- status, keys, help
-def status_line(c: Controller) -> Frags:
-    """The last confirmation or refusal ([] when there is none: the line goes away)."""
+def status_line(c: Controller, width: int = 200) -> Frags:
+    """The last confirmation or refusal ([] when there is none: the line goes away),
+    wrapped at word boundaries."""
     s = c.current_status()
     if s is None:
         return []
-    return [(f"class:status.{s.kind}", f" {s.text} ")]
+    return [(f"class:status.{s.kind}", "\n".join(wrap(s.text, width - 1)))]
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
@@ -373,12 +391,25 @@ def too_small(c: Controller, columns: int, lines: int, missing: int = 0) -> Frag
     """The whole screen when the terminal cannot show the table (``missing``: lines
     this table lacks at this size, when the terminal is above the minimum)."""
     if columns >= MIN_COLUMNS and lines >= MIN_LINES and missing > 0:
-        text = (f" This table needs {plural(missing, 'more line')} than this "
-                f"{columns}×{lines} terminal has. ")
+        text = (f"This table needs {plural(missing, 'more line')} than this "
+                f"{columns}×{lines} terminal has.")
     else:
-        text = (f" This terminal is {columns}×{lines}: nimmt needs at least "
-                f"{MIN_COLUMNS}×{MIN_LINES}. ")
-    return [("class:status.error", text),
-            ("", "\n\n Make the window larger to go on playing (nothing is\n"
-                 " played meanwhile; the autopilot plays at the deadline).\n\n q: quit\n\n"),
-            *status_line(c)]
+        text = (f"This terminal is {columns}×{lines}: nimmt needs at least "
+                f"{MIN_COLUMNS}×{MIN_LINES}.")
+    m = c.model
+    out: Frags = []
+    d = m.decision
+    if d is not None and not (d.kind == COMMIT and d.committed is not None):
+        # what matters most fits in any window: it is your turn, and the time left
+        left = None if m.untimed else m.seconds_left(c.clock())
+        clock = clock_text(left, hot=m.hurry, extra=m.extra_time and m.hurry)
+        out += [("class:prompt.mine", "Your turn!" if columns < 20 else " Your turn!"), clock,
+                ("", "\n")]
+    later = (" (the autopilot plays at the deadline)" if m.in_game and not m.untimed
+             else "")
+    out += [("class:status.error", "\n".join(wrap(text, columns - 1))),
+            ("", "\n\n" + "\n".join(wrap("Make the window larger to go on playing; "
+                                          f"nothing is played meanwhile{later}.", columns - 1))
+             + "\n\n q: quit\n\n"),
+            *status_line(c, columns)]
+    return out
