@@ -159,6 +159,7 @@ def _spectator_main(argv: Sequence[str]) -> int:
             name = f"{stored.summary.table_name}, game {stored.summary.game_no}"
         else:
             record = _read(args.game)
+            name = os.path.splitext(os.path.basename(args.game))[0] if args.game != "-" else ""
         messages = spectator_messages(record, table_id, name)
     except OSError as e:
         err.write(f"{PROG}: {args.game}: cannot read: {e.strerror or e}\n")

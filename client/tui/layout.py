@@ -49,8 +49,12 @@ WIDE = 100
 #: From this width on, the event log has its own column on the right.
 LOG_ASIDE = 150
 PLAYERS_ASIDE_WIDTH = 36
-#: Width of the table's column when the log is beside it.
-MAIN_ASIDE_WIDTH = 110
+#: Width of the table's column when the log is beside it (what the rows, their notes
+#: and the players use): the log takes the rest.
+MAIN_ASIDE_WIDTH = 104
+#: From this size on, the cards are drawn bigger (boxes, three lines a row).
+BIG_COLUMNS = 120
+BIG_LINES = 36
 
 
 class Screen:
@@ -245,7 +249,12 @@ class Screen:
     def _rows_text(self) -> StyleAndTextTuples:
         width = self.rows_width()
         self.c.ui.pool_columns = render.pool_columns(width)  # ↑/↓ move by a shown line
-        return render.rows_panel(self.c, width, self.rows_budget())
+        return render.rows_panel(self.c, width, self.rows_budget(), self.big_cards())
+
+    def big_cards(self) -> bool:
+        """Large terminals get bigger cards (boxes, three lines a row)."""
+        size = self.size()
+        return size.columns >= BIG_COLUMNS and size.rows >= BIG_LINES
 
     def rows_budget(self) -> int:
         """Lines the rows panel (or the draft pool) may take: what the rest leaves."""

@@ -17,6 +17,7 @@ STYLE = Style.from_dict({
     "card.committed": "underline",
     "tie.cursor": "reverse bold",
     "card.placed": "reverse bold",
+    "card.box": "#8a8a8a",
     "row.taken": "#808080 strike",
     "row.takenote": "bold #ff5f5f",
     # rows
