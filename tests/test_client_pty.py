@@ -289,6 +289,8 @@ def test_the_log_is_still_there_after_the_client_is_restarted_mid_game(tmp_path,
             first.type("remember me\r")
             first.wait_for(lambda t: "<Tess> remember me" in t, "the chat line")
             _decide_until(first, lambda t: _turn(t) == 2, "turn 2")
+            first.wait_for(lambda t: "Your move" in t or "fits no row" in t,
+                           "a decision of ours (the table waits for it)")
             first.type("q")
             first.wait_for(lambda t: "Quit?" in t, "the quit question")
             first.type("q")

@@ -177,7 +177,8 @@ class Controller:
             if not m.notices:  # (else the autopilot chose it: the notice says so)
                 self.status(f"Committed {msg.card}.", "ok")
         elif isinstance(msg, P.TurnStarted):
-            self.ui.status = None
+            if self.ui.armed is None:  # ("Quit? … press q again" stays its 3 s)
+                self.ui.status = None
             self._clamp_hand()
         elif isinstance(msg, P.RoundScored | P.GameOver):
             if not self.ui.help_open and not self.ui.chat_open:
