@@ -45,7 +45,7 @@ from nimmt.engine.records import (
 
 from . import translate
 from .history_command import main as history_main
-from .history_command import wants_history
+from .history_command import open_store, wants_history
 from .match_events import messages_for
 
 __all__ = ["main", "spectator_messages"]
@@ -75,6 +75,20 @@ def _read(path: str) -> Record:
         return record_from_bytes(sys.stdin.buffer.read())
     with open(path, "rb") as f:
         return record_from_bytes(f.read())
+
+
+def _read_or_say(path: str, err: TextIO) -> Record | int:
+    """The record in ``path``, or the exit status once ``err`` was told why not (2:
+    unreadable, 1: not a valid record)."""
+    label = path if path != "-" else "<stdin>"
+    try:
+        return _read(path)
+    except OSError as e:
+        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
+        return 2
+    except RecordError as e:
+        err.write(f"{PROG}: {label}: {e}\n")
+        return 1
 
 
 def _emit(out: TextIO, line: str) -> None:
@@ -135,35 +149,32 @@ def _spectator_main(argv: Sequence[str]) -> int:
         return e.code if isinstance(e.code, int) else 2
     err = sys.stderr
     table_id, name = "replay", ""
-    try:
-        if args.db is not None:
-            from .storage import NoSuchGame, StorageError, Store
+    if args.db is not None:
+        from .storage import NoSuchGame
 
-            if not args.game.isdigit():
-                err.write(f"{PROG}: with --db give a game id (a number), not {args.game!r}\n")
-                return 2
-            try:
-                store = Store.open(args.db or None, read_only=True)
-            except StorageError as e:
-                err.write(f"{PROG}: {e}\n")
-                return 2
-            try:
-                stored = store.game(int(args.game))
-            except NoSuchGame as e:
-                err.write(f"{PROG}: {e} (nimmt-replay --db {args.db} --list shows them)\n")
-                return 1
-            finally:
-                store.close()
-            record = stored.record
-            table_id = stored.summary.table_id or table_id
-            name = f"{stored.summary.table_name}, game {stored.summary.game_no}"
-        else:
-            record = _read(args.game)
-            name = os.path.splitext(os.path.basename(args.game))[0] if args.game != "-" else ""
+        if not args.game.isdigit():
+            err.write(f"{PROG}: with --db give a game id (a number), not {args.game!r}\n")
+            return 2
+        store = open_store(args.db, err)
+        if store is None:
+            return 2
+        try:
+            stored = store.game(int(args.game))
+        except NoSuchGame as e:
+            err.write(f"{PROG}: {e} (nimmt-replay --db {args.db} --list shows them)\n")
+            return 1
+        finally:
+            store.close()
+        record: Record | int = stored.record
+        table_id = stored.summary.table_id or table_id
+        name = f"{stored.summary.table_name}, game {stored.summary.game_no}"
+    else:
+        record = _read_or_say(args.game, err)
+        name = os.path.splitext(os.path.basename(args.game))[0] if args.game != "-" else ""
+    if isinstance(record, int):
+        return record
+    try:
         messages = spectator_messages(record, table_id, name)
-    except OSError as e:
-        err.write(f"{PROG}: {args.game}: cannot read: {e.strerror or e}\n")
-        return 2
     except RecordError as e:
         err.write(f"{PROG}: {args.game}: {e}\n")
         return 1
@@ -190,14 +201,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     out, err = sys.stdout, sys.stderr
     label = args.file if args.file != "-" else "<stdin>"
-    try:
-        record = _read(args.file)
-    except OSError as e:
-        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
-        return 2
-    except RecordError as e:
-        err.write(f"{PROG}: {label}: {e}\n")
-        return 1
+    record = _read_or_say(args.file, err)
+    if isinstance(record, int):
+        return record
     names = [record.name(s) for s in range(record.options.players)]
     narrator = Narrator(names)
     run = Replay(record)

@@ -25,6 +25,14 @@ def _hand_size(text: str) -> int:
     return -1
 
 
+def _quit_in_game(client: PtyProcess) -> None:
+    """q, the question, q again: the client ends normally."""
+    client.type("q")
+    client.wait_for(lambda t: "Quit?" in t, "the quit question")
+    client.type("q")
+    assert client.proc.wait(timeout=10) == 0
+
+
 def _turn(text: str) -> int:
     m = re.search(r"turn (\d+)/10", text)
     return int(m.group(1)) if m else 0
@@ -61,10 +69,7 @@ def test_play_turns_with_keys_in_a_real_terminal(tmp_path, size: tuple[int, int]
                     client.wait_for(lambda t, n=turn: _turn(t) > n, f"turn {turn + 1}")
             screen = client.wait_for(lambda t: "Your move" in t and _turn(t) == 4, "turn 4")
             assert _hand_size(screen) == 7, screen
-            client.type("q")
-            client.wait_for(lambda t: "Quit?" in t, "the quit question")
-            client.type("q")
-            assert client.proc.wait(timeout=10) == 0
+            _quit_in_game(client)
         finally:
             client.close()
         saved = list(tmp_path.iterdir())  # the session token, and the log kept beside it
@@ -291,10 +296,7 @@ def test_the_log_is_still_there_after_the_client_is_restarted_mid_game(tmp_path,
             _decide_until(first, lambda t: _turn(t) == 2, "turn 2")
             first.wait_for(lambda t: "Your move" in t or "fits no row" in t,
                            "a decision of ours (the table waits for it)")
-            first.type("q")
-            first.wait_for(lambda t: "Quit?" in t, "the quit question")
-            first.type("q")
-            assert first.proc.wait(timeout=10) == 0
+            _quit_in_game(first)
         finally:
             first.close()
         again = PtyProcess(argv, columns, lines)

@@ -227,3 +227,35 @@ def test_the_spectator_command_reads_a_record_file(tmp_path, capsys) -> None:
     assert json.loads(lines[-1])["type"] == "game_over"
     assert replay_main(["--spectator", str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_spectator_command_reads_a_servers_database(tmp_path, capsys) -> None:
+    from nimmt.server.storage import Store
+
+    game, record = _record(Options(players=3, rounds=1))
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        table_id = store.next_table_id()
+        store.create_table(table_id, "Friday", {}, {})
+        game_id = store.finish_game(table_id, "Friday", 1, record, ["human"] * 3,
+                                    started=1_000_000.0, ended=1_000_900.0)
+    assert replay_main(["--spectator", "--db", str(path), str(game_id)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    watching = json.loads(lines[0])
+    assert watching["table"]["name"] == "Friday, game 1"
+    assert json.loads(lines[-1])["totals"] == list(game.result.totals)
+    assert replay_main(["--spectator", "--db", str(path), "99"]) == 1
+    assert "--list shows them" in capsys.readouterr().err
+    assert replay_main(["--spectator", "--db", str(path), "seven"]) == 2
+
+
+def test_the_client_says_in_one_line_why_a_replay_cannot_be_shown(tmp_path) -> None:
+    import pytest
+
+    from nimmt.client.replay import ReplayError, load_replay
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "nothing like a record"}')
+    with pytest.raises(ReplayError) as caught:
+        load_replay(str(bad))
+    assert "\n" not in str(caught.value) and "bad.json" in str(caught.value)

@@ -154,7 +154,21 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
         if ready is not None:
             ready(c, app)
 
-    task = asyncio.ensure_future(pump_when_running())
+    try:
+        await _run_beside(app, pump_when_running(), pre_run)
+    finally:
+        for sig in hooked:
+            loop.remove_signal_handler(sig)
+        await c.drain()
+        await conn.close()
+        if keeper is not None:
+            keeper.save(model)
+    return outcome
+
+
+async def _run_beside(app: Application[Any], work: Any, pre_run: Callable[[], None]) -> None:
+    """Run ``app`` with the coroutine ``work`` beside it; ``work`` ends with the app."""
+    task = asyncio.ensure_future(work)
     try:
         await app.run_async(pre_run=pre_run)
     finally:
@@ -163,13 +177,6 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
             await task
         except (asyncio.CancelledError, Exception):  # noqa: BLE001 - already reported
             pass
-        for sig in hooked:
-            loop.remove_signal_handler(sig)
-        await c.drain()
-        await conn.close()
-        if keeper is not None:
-            keeper.save(model)
-    return outcome
 
 
 class _NoServer:
@@ -199,9 +206,5 @@ async def run_replay(player: ReplayPlayer, *, input: Input | None = None,
         if ready is not None:
             ready(c, app)
 
-    task = asyncio.ensure_future(tick())
-    try:
-        await app.run_async(pre_run=pre_run)
-    finally:
-        task.cancel()
+    await _run_beside(app, tick(), pre_run)
     return Outcome()
