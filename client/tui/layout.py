@@ -36,6 +36,7 @@ from prompt_toolkit.layout import (
     Window,
 )
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame
 
 from . import render, sheets
@@ -52,6 +53,7 @@ PLAYERS_ASIDE_WIDTH = 36
 #: Width of the table's column when the log is beside it (what the rows, their notes
 #: and the players use): the log takes the rest.
 MAIN_ASIDE_WIDTH = 104
+SHEET_TITLE = "Score sheet: bullheads per round"
 #: From this size on, the cards are drawn bigger (boxes, three lines a row).
 BIG_COLUMNS = 120
 BIG_LINES = 36
@@ -121,8 +123,10 @@ class Screen:
                   title=lambda: "New table: ↑/↓ choose, ←/→ change, Enter create"
                   if c.ui.form is not None else "Tables"),
             ConditionalContainer(self.prompt, filter=Condition(lambda: c.ui.form is None)),
-            Window(text(lambda: render.log_title(c, cols())), height=1),
-            HSplit([self.log_window], height=Dimension(min=1, max=10)),
+            ConditionalContainer(HSplit([  # the form needs every line at 60×20
+                Window(text(lambda: render.log_title(c, cols())), height=1),
+                HSplit([self.log_window], height=Dimension(min=1, max=10)),
+            ]), filter=Condition(lambda: c.ui.form is None)),
         ])
 
         # -- too small
@@ -168,8 +172,8 @@ class Screen:
                            frags_height(sheets.score_lines(c, self.overlay_width() - 2),
                                         self.overlay_width())))),
                 Window(text(self._sheet_foot), height=1, style="class:dim"),
-            ], width=lambda: Dimension.exact(self.overlay_width() - 2)),
-                title=lambda: "Score sheet (bullheads per round)"),
+            ], width=lambda: Dimension.exact(self.sheet_width())),
+                title=lambda: SHEET_TITLE),
             filter=Condition(lambda: c.ui.sheet_open and not c.ui.help_open
                              and c.model.table is not None) & fits),
             bottom=2)  # over the log, above the status and key lines: the rows stay in view
@@ -180,6 +184,14 @@ class Screen:
     def overlay_width(self) -> int:
         """The help's and the score sheet's width, frame included."""
         return max(20, min(66, self.size().columns - 2))
+
+    def sheet_width(self) -> int:
+        """The score sheet's inner width: what its lines need, within the overlay's."""
+        lines = "".join(t for _, t, *_ in sheets.score_lines(self.c, self.overlay_width() - 2))
+        foot = "".join(t for _, t, *_ in self._sheet_foot())
+        need = max(get_cwidth(line) for line in [foot, *lines.split("\n")]) + 2
+        need = max(need, get_cwidth(SHEET_TITLE) + 6)  # the frame's title fits too
+        return min(self.overlay_width() - 2, need)
 
     def overlay_body_limit(self) -> int:
         """Lines an overlay's body may take: the title and key lines stay visible."""
@@ -218,7 +230,7 @@ class Screen:
         return f"Help · your turn: {int(left + 0.999)} s left"
 
     def _sheet_foot(self) -> StyleAndTextTuples:
-        more = " (and your next move)" if self.c.ui.sheet_auto else ""
+        more = " (so does your next move)" if self.c.ui.sheet_auto else ""
         return [("", f" t or Esc closes{more}")]
 
     # -- sizes --------------------------------------------------------------------

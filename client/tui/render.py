@@ -166,8 +166,9 @@ def _waiting_text(c: Controller) -> str:
         seats = m.table.seats
         if m.is_host:
             if None in seats:
-                return f"{sum(s is None for s in seats)} empty seat(s): a adds a bot, " \
-                       "or wait for friends · s starts when full"
+                empty = sum(s is None for s in seats)
+                return (f"{'1 empty seat' if empty == 1 else f'{empty} empty seats'}: wait "
+                        "for friends, or s fills them with bots and starts")
             return "Everyone is seated: press s to start"
         return "Waiting for the host to start the game…"
     if m.phase == "over":
@@ -255,9 +256,10 @@ def lobby_panel(c: Controller, width: int = 200) -> Frags:
     purpose to the width left ("Bob, Bot 1 +2 more")."""
     m, ui = c.model, c.ui
     id_width = max([5] + [len(t.table_id) for t in m.tables])  # ids grow: kqzd1 ... kqzd1234
-    out: Frags = [("class:panel.head",
-                   f"  {'Table':<{id_width}} {'Name':<20} {'Seats':<6} {'Status':<8} "
-                   "Game · players\n")]
+    name_w = 20 if width >= 76 else 12  # the name column gives way to the players
+    head = (f"  {'Table':<{id_width}} {'Name':<{name_w}} {'Seats':<6} {'Status':<8} "
+            "Game · players")
+    out: Frags = [("class:panel.head", head[:width] + "\n")]
     if not m.tables:
         out.append(("class:dim", "\n  No tables yet. Press n to create one.\n"))
         return out
@@ -275,8 +277,8 @@ def lobby_panel(c: Controller, width: int = 200) -> Frags:
         style = "class:lobby.selected" if i == cursor else ""
         status_style = {"waiting": "class:lobby.waiting", "playing": "class:lobby.playing"}
         seats = f"{taken}/{len(t.seats)}"
-        name = t.name if len(t.name) <= 20 else t.name[:19] + "…"
-        head = f"{'▶' if i == cursor else ' '} {t.table_id:<{id_width}} {name:<20} {seats:<6} "
+        name = t.name if len(t.name) <= name_w else t.name[:name_w - 1] + "…"
+        head = f"{'▶' if i == cursor else ' '} {t.table_id:<{id_width}} {name:<{name_w}} {seats:<6} "
         out.append((style, head))
         out.append((style or status_style.get(t.status, "class:dim"), f"{t.status:<8}"))
         room = width - len(head) - 8
