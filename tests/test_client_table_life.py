@@ -259,3 +259,49 @@ def test_the_client_says_in_one_line_why_a_replay_cannot_be_shown(tmp_path) -> N
     with pytest.raises(ReplayError) as caught:
         load_replay(str(bad))
     assert "\n" not in str(caught.value) and "bad.json" in str(caught.value)
+
+
+# ------------------------------------------------------------------ smaller things
+def test_text_wraps_at_word_boundaries() -> None:
+    m = seated_game()
+    c = controller(m)
+    feed(m, P.ChatMessage(name="Bob", seat=1, text="supercalifragilistic " * 3 + "end"))
+    lines = text_of(render.log_lines(c, 30)).splitlines()
+    assert all(len(line) <= 30 for line in lines)
+    assert lines[-3:] == [" <Bob> supercalifragilistic", "   supercalifragilistic",
+                          "   supercalifragilistic end"]  # no word cut in two
+    c.status("The server refused: card 3 is not in your hand. Pick a card from your hand.")
+    status = text_of(render.status_line(c, 40)).splitlines()
+    assert len(status) == 2 and all(len(line) <= 40 for line in status)
+    assert not any(line.endswith(("Pic", "ca")) for line in status)
+
+
+def test_a_window_too_small_still_shows_your_turn_and_the_clock() -> None:
+    clock = Clock()
+    m = seated_game(clock)
+    c = controller(m, clock)
+    small = text_of(render.too_small(c, 40, 12))
+    assert "Your turn!" in small and "⏱ 0:30" in small
+    assert all(len(line) <= 40 for line in small.splitlines())
+    c.model.apply(P.CommitAccepted(round=1, turn=1, card=3, re=1))
+    assert "Your turn" not in text_of(render.too_small(c, 40, 12))
+
+
+def test_the_lobby_fits_80_columns_and_a_spectator_is_offered_only_what_it_can_do() -> None:
+    from nimmt.client.tui.controller import Controller, StartPlan
+    from test_client_watch import Recorder
+
+    many = [f"Player {i}" for i in range(10)]
+    m = feed(TableModel(), welcome(), P.TableList(tables=(
+        table(many, table_id="kqzd1234", name="A very long table name indeed", draft=True,
+              professional=True, tactic_deck=True, countdown=True),)))
+    c = controller(m)
+    for width in (58, 78):
+        lines = text_of(render.lobby_panel(c, width)).splitlines()
+        assert all(len(line) <= width for line in lines), lines
+        assert "more" in lines[1] or "seated" in lines[1]  # abbreviated on purpose
+    watcher = Controller(m, Recorder(), plan=StartPlan(spectator=True), clock=Clock())
+    keys = text_of(render.keys_line(watcher, 80))
+    assert "Enter  watch" in keys and "new table" not in keys and "join" not in keys
+    watcher.open_form()
+    assert watcher.ui.form is None

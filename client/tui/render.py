@@ -285,8 +285,12 @@ def lobby_panel(c: Controller, width: int = 200) -> Frags:
         game = " " + ", ".join(v for v in variants if v)
         if t.spectators:
             game += f" · {t.spectators} watching"
+        players = _players_text(t, room - len(game))
+        if not players and any(t.seats) and room >= 17:  # the players matter more
+            game = game[:room - 13] + "…"
+            players = _players_text(t, room - len(game))
         out.append((style, game[:room]))
-        out.append((style or "class:dim", _players_text(t, room - len(game))))
+        out.append((style or "class:dim", players))
         out.append(("", "\n"))
     return out
 
