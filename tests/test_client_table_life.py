@@ -305,3 +305,17 @@ def test_the_lobby_fits_80_columns_and_a_spectator_is_offered_only_what_it_can_d
     assert "Enter  watch" in keys and "new table" not in keys and "join" not in keys
     watcher.open_form()
     assert watcher.ui.form is None
+
+
+def test_the_row_choice_bar_lists_what_each_row_costs_without_breaking_one() -> None:
+    m = seated_game()
+    c = controller(m)
+    feed(m, P.RowChoiceNeeded(seat=0, card=3, deadline=1e9, remaining=20.0),
+         P.RowChoiceRequest(round=1, turn=1, card=3, rows=(0, 1, 2, 3), deadline=1e9,
+                            remaining=20.0))
+    for width in (60, 80, 160):
+        bar = text_of(render.prompt_line(c, m.clock(), width)).replace("\u00a0", " ")
+        assert "1: 1 bullhead · 2: 1 bullhead · 3: 1 bullhead · 4: 1 bullhead" in \
+            bar.replace("\n", " ").replace("  ", " ")
+        assert all(len(line) <= width for line in bar.splitlines())
+        assert not any(line.rstrip().endswith((":", "1")) for line in bar.splitlines()[:-1])

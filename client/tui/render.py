@@ -105,7 +105,8 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
                        extra=m.extra_time and m.hurry)
     d = m.decision
     if c.replay is not None:
-        return [("class:prompt.other", f" {c.replay.text()} · {_waiting_text(c)} ")]
+        return [("class:prompt.other", _after(f"{c.replay.text()} · {_waiting_text(c)}",
+                                              width, 0))]
     if d is not None:
         if d.kind == COMMIT and d.committed is None:
             text = "Your move: choose a card with ←/→ and press Enter"
@@ -114,8 +115,8 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
             tail = f" · waiting for {', '.join(waiting)}" if waiting else ""
             text = f"Committed {d.committed} · Enter on another card replaces it{tail}"
         elif d.kind == ROW:
-            costs = " · ".join(f"{r + 1}: {plural(m.row_cost(r), 'bullhead')}"
-                               for r in sorted(d.rows))
+            costs = " · ".join(f"{r + 1}:\u00a0{plural(m.row_cost(r), 'bullhead')}"
+                               .replace(" ", "\u00a0") for r in sorted(d.rows))  # unbroken
             text = f"Your {d.card} fits no row: press 1–4 to take one ({costs})"
         elif d.kind == TIE:
             options = " or ".join(_tie_place_text(c, p) for p in d.places)
@@ -124,8 +125,15 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
             text = "Your draft pick: ←/→ ↑/↓ choose, Enter takes the card"
         style = "class:prompt.mine" if not (d.kind == COMMIT and d.committed) else \
             "class:prompt.done"
-        return [clock, (style, f" {text} ")]
-    return [clock, ("class:prompt.other", f" {_waiting_text(c)} ")]
+        return [clock, (style, _after(text, width, get_cwidth(clock[1])))]
+    return [clock, ("class:prompt.other", _after(_waiting_text(c), width, get_cwidth(clock[1])))]
+
+
+def _after(text: str, width: int, used: int) -> str:
+    """`` text`` wrapped at word boundaries to ``width``, its first line starting after
+    ``used`` columns (the clock)."""
+    lines = wrap(text, width - 1, indent=" " * (used + 1), more=" ")
+    return "\n".join([lines[0][used:], *lines[1:]]) + " "
 
 
 def _tie_place_text(c: Controller, place: P.Place) -> str:
