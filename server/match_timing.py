@@ -55,7 +55,7 @@ def wake_at(m: MatchState) -> float:
     warning = warn_at(m)
     if warning is not None:
         wake = min(wake, warning)
-    if m._deadline > m._now:  # past: only seats a strategy decides for, or with a bank
+    if m._deadline > m._now:  # past: only seats a strategy decides for are left
         wake = min(wake, m._deadline)
     assert m._game is not None
     pending = m._game.pending
@@ -63,12 +63,12 @@ def wake_at(m: MatchState) -> float:
         for i in pending.seats:
             if i in m._thinking:
                 continue
-            own = match_bank.seat_deadline(m, i)
-            if own > m._now:
-                wake = min(wake, own)
             at = _autoplay_at(m, i)
             if at is not None:
                 wake = min(wake, at)
+            own = match_bank.seat_deadline(m, i)  # past the deadline, on its time bank
+            if own > m._now:
+                wake = min(wake, own)
     return wake
 
 
@@ -153,13 +153,14 @@ def warn(m: MatchState) -> None:
     if m._now >= m._deadline:
         for index in match_bank.notice_due(m, pending.seats):
             match_bank.noticed(m, index)
-            extra = match_bank.seat_deadline(m, index) - m._now
+            own = match_bank.seat_deadline(m, index)
+            extra = own - m._now
             seat = m.room.seats[index]
             if extra <= 0 or seat is None or not m.room.seat_connected(seat):
                 continue
             m._to_seat(index, P.DeadlineWarning(
-                kind=kind, round=rnd, turn=turn, pick=pick, deadline=deadline + extra,
-                remaining=extra))
+                kind=kind, round=rnd, turn=turn, pick=pick,
+                deadline=deadline + (own - m._deadline), remaining=extra))
             m._log(logging.DEBUG, index, "extra time: %.1f s left in the bank", extra)
     if remaining <= 0 or not warning_due:
         return
