@@ -57,6 +57,8 @@ HELP_KEYS: Final = (
     ("Lobby", "↑/↓ table · Enter join · w watch · n new table · r refresh"),
     ("Table", "a add bot · b bot level · x remove bot · s start (host; empty seats "
      "are filled with bots)"),
+    ("Replay", "←/→ step · ↑/↓ round · Space play/pause · +/- speed · Home/End "
+     "first/last step"),
 )
 
 
