@@ -141,15 +141,16 @@ def _decide_until(client: PtyProcess, done, what: str, timeout: float = 60.0) ->
     import time
 
     deadline = time.monotonic() + timeout
-    last = ""
+    last = before = ""
     while time.monotonic() < deadline:
         text = client.text()
         if done(text):
             return text
         asked = ("Your move" in text or "fits no row" in text or " may go " in text)
-        if asked and text != last:
+        if asked and text == before and text != last:  # a whole screen, not half drawn
             client.type("\r")
             last = text
+        before = text
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}; screen:\n{client.text()}")
 

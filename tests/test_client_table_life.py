@@ -319,3 +319,24 @@ def test_the_row_choice_bar_lists_what_each_row_costs_without_breaking_one() -> 
             bar.replace("\n", " ").replace("  ", " ")
         assert all(len(line) <= width for line in bar.splitlines())
         assert not any(line.rstrip().endswith((":", "1")) for line in bar.splitlines()[:-1])
+
+
+def test_a_quit_question_is_not_pushed_away_by_the_next_message() -> None:
+    import asyncio
+
+    clock = Clock()
+    m = seated_game(clock)
+    c = controller(m, clock)
+    asyncio.run(_press(c.quit))
+    assert "Quit?" in text_of(render.status_line(c))
+    m.answered(m.decision)  # our commit, confirmed while the question is up
+    c.on_message(P.CommitAccepted(round=1, turn=1, card=3, re=1))
+    c.on_message(P.TurnStarted(round=1, turn=2, deadline=1e9, remaining=30.0))
+    assert "Quit?" in text_of(render.status_line(c))
+    clock.now += 4.0  # its 3 s are over: statuses come back
+    c.on_message(P.CommitAccepted(round=1, turn=2, card=14, re=2))
+    assert "Committed 14" in text_of(render.status_line(c))
+
+
+async def _press(action) -> None:
+    action()

@@ -174,10 +174,10 @@ class Controller:
             self.ui.status = None  # "Leave the game? … Press L again." is over
             self.send(P.ListTables())
         elif isinstance(msg, P.CommitAccepted):
-            if not m.notices:  # (else the autopilot chose it: the notice says so)
+            if not m.notices and not self._asking():  # (a notice: the autopilot chose)
                 self.status(f"Committed {msg.card}.", "ok")
         elif isinstance(msg, P.TurnStarted):
-            if self.ui.armed is None:  # ("Quit? … press q again" stays its 3 s)
+            if not self._asking():  # ("Quit? … press q again" stays its 3 s)
                 self.ui.status = None
             self._clamp_hand()
         elif isinstance(msg, P.RoundScored | P.GameOver):
@@ -201,6 +201,11 @@ class Controller:
         for notice in m.notices:
             self.status(notice.text, notice.kind)
         m.notices.clear()
+
+    def _asking(self) -> bool:
+        """Whether a question ("Quit? … press q again") is on the status line: a
+        message's confirmation does not push it away (the log has the message)."""
+        return self.ui.armed is not None and self.clock() <= self.ui.armed_until
 
     def _too_small(self) -> bool:
         """True (and says so) when the screen cannot show the table: no blind moves."""
