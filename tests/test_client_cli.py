@@ -59,6 +59,27 @@ def test_defaults_and_option_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "not a port number" in capsys.readouterr().err
 
 
+def test_the_solo_clock_and_replay_options_say_what_goes_with_what(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    args = parse_args(["--solo"])
+    assert args.turn_time is None and args.time_bank == 0.0  # untimed, no bank
+    args = parse_args(["--solo", "--turn-time", "45", "--time-bank", "60"])
+    assert (args.turn_time, args.time_bank) == (45.0, 60.0)
+    assert parse_args(["--replay", "7", "--db", "x.db"]).db == "x.db"
+    for wrong, said in ((["--turn-time", "30"], "are for --solo"),
+                        (["--solo", "--turn-time", "0"], "seconds from 1 to 3600"),
+                        (["--replay", "7"], "needs --db PATH"),
+                        (["--db", "x.db"], "goes with --replay"),
+                        (["--replay", "a.json", "--solo"], "not allowed with")):
+        with pytest.raises(SystemExit) as info:
+            parse_args(wrong)
+        assert info.value.code == 2 and said in capsys.readouterr().err
+    assert main(["--replay", "/nonexistent/game.json"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("nimmt-client: cannot replay /nonexistent/game.json: ")
+    assert err.count("\n") == 1
+
+
 def test_no_server_is_one_clear_line_and_exit_code_1(capsys: pytest.CaptureFixture[str]) -> None:
     port = free_port()
     assert main([f"127.0.0.1:{port}", "--name", "Ann"]) == 1
