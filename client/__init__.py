@@ -10,7 +10,9 @@
   that answers it);
 * :mod:`.tui`: the prompt_toolkit screen (imported on demand); :mod:`.cli`: the
   command line; :mod:`.solo`: the private server of ``--solo`` (it dies with the
-  client); :mod:`.sessions`: session tokens kept on disk per server.
+  client); :mod:`.sessions`: session tokens kept on disk per server; :mod:`.keep`:
+  the log, score sheet and ranking kept beside them; :mod:`.replay`: a finished
+  game, as the server's replay command tells it, played back step by step.
 
 Only :mod:`nimmt.protocol` of the project is imported here. Docs: docs/CLIENT.md.
 """

@@ -16,11 +16,12 @@ import asyncio
 import getpass
 import logging
 import sys
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from nimmt.protocol import Welcome
 
+from .model_state import UNTIMED
 from .net import DEFAULT_PORT, ClientError, connect, format_address, parse_address
 from .words import BOT_LEVELS, DEFAULT_BOT_LEVEL
 
@@ -57,6 +58,18 @@ def _bots(text: str) -> int:
     return int(text)
 
 
+def _seconds(low: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not low <= value <= UNTIMED:
+            raise argparse.ArgumentTypeError(f"give seconds from {low:g} to {UNTIMED:g}")
+        return value
+    return parse
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="nimmt-client",
@@ -75,6 +88,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--level", choices=BOT_LEVELS, default=DEFAULT_BOT_LEVEL,
                    help="the bots' level: easy, normal or hard (default hard): the --solo "
                    "bots, and the bots you add at a table")
+    p.add_argument("--turn-time", type=_seconds(1.0), metavar="SECONDS", default=None,
+                   help="--solo: seconds for each decision, then the autopilot decides "
+                   "(default: untimed)")
+    p.add_argument("--time-bank", type=_seconds(0.0), metavar="SECONDS", default=0.0,
+                   help="--solo: seconds of extra time for the game, drawn on when a "
+                   "decision's time is up (default 0: none)")
+    g.add_argument("--replay", metavar="FILE|GAME_ID",
+                   help="watch a finished game step by step: a record file "
+                   "(nimmt-replay --export), or a game id with --db")
+    p.add_argument("--db", metavar="PATH",
+                   help="--replay GAME_ID: the server's database (nimmt-replay --db PATH "
+                   "--list shows the games)")
     p.add_argument("--spectator", action="store_true",
                    help="connect as a spectator: watch only, never take a seat")
     p.add_argument("--state-dir", metavar="DIR", default=None,
@@ -99,6 +124,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         args.name = default_name()
     if args.solo and args.spectator:
         p.error("--solo and --spectator do not go together")
+    if not args.solo and (args.turn_time is not None or args.time_bank):
+        p.error("--turn-time and --time-bank are for --solo (a shared table's times "
+                "are set on the new-table form)")
+    if args.db is not None and args.replay is None:
+        p.error("--db goes with --replay GAME_ID")
+    if args.replay is not None and args.replay.isdigit() and args.db is None:
+        p.error("--replay GAME_ID needs --db PATH (the server's database); "
+                "or give a record file")
     return args
 
 
@@ -129,18 +162,23 @@ async def _say_if_slow(work: Awaitable[T], text: str, after: float = 0.5) -> T:
 
 
 async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
+    from .keep import TableKeeper
     from .sessions import SessionStore
     from .solo import SoloError, SoloServer
     from .tui.app import run_tui
     from .tui.controller import StartPlan
 
+    if args.replay is not None:
+        return await _replay(args, interactive)
     kind = "spectator" if args.spectator else "human"
     solo: SoloServer | None = None
     store = SessionStore(args.state_dir)
     on_welcome = None
+    keeper = None  # a solo game's log dies with its server: nothing to come back to
     try:
         if args.solo:
-            solo = SoloServer(args.solo, level=args.level)
+            solo = SoloServer(args.solo, level=args.level, turn_time=args.turn_time,
+                              time_bank=args.time_bank)
             await solo.start()
             conn = await solo.connect(args.name, kind)
             plan = StartPlan(solo=True, bot_level=args.level)
@@ -152,10 +190,11 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
                         handshake_timeout=HANDSHAKE_TIMEOUT),
                 f"nimmt-client: connecting to {format_address(args.host, args.port)}…")
             resumed = conn.welcome is not None and conn.welcome.resumed
+            keeper = TableKeeper(store.directory, args.host, args.port, args.name)
             plan = StartPlan(join=None if resumed else args.join,
                              watch=None if resumed else args.watch,
                              resumed=resumed, had_session=saved is not None,
-                             bot_level=args.level)
+                             bot_level=args.level, spectator=args.spectator)
 
             def on_welcome(welcome: Welcome) -> None:
                 if not args.spectator:
@@ -168,7 +207,7 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
             print("nimmt-client: connected, but this is a full-screen program: "
                   "run it in a terminal", file=sys.stderr)
             return 1
-        outcome = await run_tui(conn, plan=plan, on_welcome=on_welcome)
+        outcome = await run_tui(conn, plan=plan, on_welcome=on_welcome, keeper=keeper)
     except (ClientError, SoloError) as exc:
         print(f"nimmt-client: {exc}", file=sys.stderr)
         return 1
@@ -184,6 +223,24 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     except OSError:
         pass
     return 1 if outcome.error else 0
+
+
+async def _replay(args: argparse.Namespace, interactive: bool) -> int:
+    """``--replay FILE`` or ``--replay GAME_ID --db PATH``: a finished game, step by step."""
+    from .replay import ReplayError, ReplayPlayer, load_replay
+    from .tui.app import run_replay
+
+    try:
+        messages = await asyncio.to_thread(load_replay, args.replay, args.db)
+    except ReplayError as exc:
+        print(f"nimmt-client: cannot replay {args.replay}: {exc}", file=sys.stderr)
+        return 1
+    if not interactive:
+        print("nimmt-client: the replay is loaded, but this is a full-screen program: "
+              "run it in a terminal", file=sys.stderr)
+        return 1
+    await run_replay(ReplayPlayer(messages))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

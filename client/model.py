@@ -322,6 +322,7 @@ class TableModel(GameMessages):
         self.seat, self.watching = m.seat, False
         if m.table.status != "playing":
             self.resyncing = False  # no game: no snapshot follows
+        self._bring_back()
         self._say(f"You sit at table {table_label(m.table)}, seat {m.seat + 1}.", "info")
         here = self.name_of(m.seat)
         if self.my_name is not None and here != self.my_name and not was_here:
@@ -337,6 +338,7 @@ class TableModel(GameMessages):
         if m.table.status != "playing":
             self.resyncing = False
         self.phase = {"playing": "deal", "over": "over"}.get(m.table.status, "waiting")
+        self._bring_back()
         self._say(f"You watch table {table_label(m.table)}.", "info")
 
     def _on_left(self, m: P.Left) -> None:

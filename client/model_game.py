@@ -9,7 +9,7 @@ from .cards import MAX_ROW
 from .decisions import COMMIT, DRAFT, ROW, TIE, Pending
 from .model_state import TableState, table_label
 from .records import GameResult, Notice, RoundResult, Step
-from .words import cards_text, deadline_warning_text, place_text, rows_text
+from .words import cards_text, deadline_warning_text, extra_time_text, place_text, rows_text
 
 __all__ = ["GameMessages"]
 
@@ -22,6 +22,7 @@ class GameMessages(TableState):
         if m.round == 1 or self.phase in ("waiting", "over"):
             self.result = None
             self.last_round = None
+            self.scores = []
             self.totals = [0] * len(self.totals)
         self.phase = "draft" if self.options and self.options.draft else "deal"
         self.round, self.turn = m.round, 0
@@ -50,6 +51,7 @@ class GameMessages(TableState):
         self.pending = Pending(DRAFT, self.seat if self.seat is not None else 0, True, m.round,
                                pick=m.pick, deadline=self._deadline(m.remaining),
                                requested=True)
+        self.extra_time = False
 
     def _on_draft_picked(self, m: P.DraftPicked) -> None:
         if m.seat == self.seat:
@@ -97,10 +99,18 @@ class GameMessages(TableState):
         if not self.hurry:
             return  # it crossed your answer (or is for a decision that is over): moot
         deadline = self._deadline(m.remaining)  # the freshest count of the time left
+        before = self.turn_deadline if m.kind == COMMIT else (
+            self.pending.deadline if self.pending is not None else None)
         if m.kind == COMMIT:
             self.turn_deadline = deadline
         elif self.pending is not None:
             self.pending.deadline = deadline
+        bank = self.options.time_bank if self.options is not None else 0.0
+        if bank > 0 and before is not None and self.clock() >= before - 1.0:
+            # the time given is up: this is your own later deadline (your time bank)
+            self.extra_time = True
+            self._say(extra_time_text(m.kind, m.remaining), "warn")
+            return
         self._say(deadline_warning_text(m.kind, m.remaining), "warn")
 
     def _on_seat_committed(self, m: P.SeatCommitted) -> None:
@@ -117,7 +127,8 @@ class GameMessages(TableState):
         for s, c in self.revealed:
             if s == self.seat and c in self.hand:
                 self.hand.remove(c)
-        plays = ", ".join(f"{self.name_of(s)} {c}" for s, c in self.revealed)
+        plays = ", ".join(f"{'you' if s == self.seat else self.name_of(s)} {c}"
+                          for s, c in self.revealed)
         self._say(f"Turn {self.turn}: {plays}.")
 
     def _on_row_choice_needed(self, m: P.RowChoiceNeeded) -> None:
@@ -136,6 +147,7 @@ class GameMessages(TableState):
         self.pending = Pending(ROW, self.seat if self.seat is not None else 0, True, m.round,
                                turn=m.turn, card=m.card, rows=tuple(m.rows),
                                deadline=self._deadline(m.remaining), requested=True)
+        self.extra_time = False
 
     def _on_tie_choice_needed(self, m: P.TieChoiceNeeded) -> None:
         mine = m.seat == self.seat
@@ -152,6 +164,7 @@ class GameMessages(TableState):
         self.pending = Pending(TIE, self.seat if self.seat is not None else 0, True, m.round,
                                turn=m.turn, card=m.card, places=tuple(m.places),
                                deadline=self._deadline(m.remaining), requested=True)
+        self.extra_time = False
 
     def _on_row_taken(self, m: P.RowTaken) -> None:
         while len(self.rows) <= m.row:
@@ -212,13 +225,17 @@ class GameMessages(TableState):
         self.penalties = list(m.penalties)
         self.totals = list(m.totals)
         self.last_round = RoundResult(m.round, tuple(m.penalties), tuple(m.totals))
-        parts = ", ".join(f"{self.name_of(s)} +{p}" for s, p in enumerate(m.penalties))
+        self.scores = [r for r in self.scores if r.round < m.round] + [self.last_round]
+        parts = ", ".join(f"{'you' if s == self.seat else self.name_of(s)} +{p}"
+                          for s, p in enumerate(m.penalties))
         self._say(f"Round {m.round} scored: {parts}.", "round")
 
     def _on_game_over(self, m: P.GameOver) -> None:
         self.phase = "over"
         self.pending = None
         self.turn_deadline = None
+        self.step = None  # the last card placed is an ordinary card now
+        self.revealed, self.unresolved = [], []
         self.totals = list(m.totals)
         self.result = GameResult(tuple(m.totals), tuple(m.places), tuple(m.winners))
         w = self.words
@@ -258,5 +275,6 @@ class GameMessages(TableState):
                                    pick=p.pick or 0, card=p.card, rows=tuple(p.rows),
                                    places=tuple(p.places),
                                    deadline=self._deadline(p.remaining), requested=mine)
+        self._bring_back()
         where = f"round {m.round}, turn {m.turn}" if m.turn else f"round {m.round}"
         self._say(f"Table {table_label(m.table)}: the game is at {where}.", "info")

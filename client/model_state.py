@@ -21,12 +21,16 @@ from .decisions import Decision, Pending
 from .records import GameResult, LogLine, Notice, RoundResult, Step
 from .words import Words
 
-__all__ = ["TableState", "PHASES", "IN_GAME", "MAX_LOG", "DEFAULT_LIMIT", "table_label"]
+__all__ = ["TableState", "PHASES", "IN_GAME", "MAX_LOG", "DEFAULT_LIMIT", "UNTIMED",
+           "table_label"]
 
 PHASES: Final = ("lobby", "waiting", "draft", "deal", "commit", "resolve", "scored", "over")
 IN_GAME: Final = frozenset({"draft", "deal", "commit", "resolve", "scored"})
 MAX_LOG: Final = 500
 DEFAULT_LIMIT: Final = 66
+#: The longest time the protocol lets a table give a decision (an hour): a table that
+#: gives it is shown as untimed (no clock), as ``nimmt-client --solo`` is by default.
+UNTIMED: Final = 3600.0
 
 
 class TableState:
@@ -48,6 +52,8 @@ class TableState:
         self.lost_at: float | None = None
         self._answered: set[tuple[str, int, int, int]] = set()
         self._said: list[str] = []
+        # a score sheet and ranking kept by an earlier run (client.keep): (table, ...)
+        self._kept: tuple[str, list[RoundResult], GameResult | None] | None = None
         self.version = 0
         self._leave_table()
 
@@ -59,6 +65,7 @@ class TableState:
         self.phase = "lobby"
         self.result: GameResult | None = None
         self.last_round: RoundResult | None = None
+        self.scores: list[RoundResult] = []  # every round scored this game, in order
         self.totals: list[int] = []
         self.penalties: list[int] = []
         self._reset_game()
@@ -84,6 +91,7 @@ class TableState:
         self.turn_deadline: float | None = None
         self.pending: Pending | None = None
         self.warning: P.DeadlineWarning | None = None
+        self.extra_time = False  # your decision's time is up: its clock is your time bank
         self.step: Step | None = None
         self.lost_deadline = False  # the link dropped while the clock ran: time unknown
 
@@ -91,6 +99,26 @@ class TableState:
         self.table = table
         self.totals = [s.total if s else 0 for s in table.seats]
         self.penalties = [s.penalties if s else 0 for s in table.seats]
+
+    def recall(self, table_id: str, scores: list[RoundResult],
+               result: GameResult | None) -> None:
+        """A score sheet and ranking an earlier run kept for table ``table_id``: shown
+        again if this session is back at that table, in the same game."""
+        self._kept = (table_id, scores, result)
+
+    def _bring_back(self) -> None:
+        kept = self._kept
+        if kept is None or self.table is None or kept[0] != self.table.table_id:
+            return
+        self._kept = None
+        table_id, scores, result = kept
+        if scores and not self.scores and list(scores[-1].totals) == self.totals:
+            self.scores = list(scores)  # the same game: its totals are the sheet's
+            self.last_round = scores[-1]
+        if result is not None and self.result is None and self.phase == "over" \
+                and list(result.totals) == self.totals:
+            self.result = result
+            self.scores = list(scores)
 
     def _say(self, text: str, kind: str = "event") -> None:
         self.log.append(LogLine(text, kind))
@@ -115,6 +143,13 @@ class TableState:
             if info is not None:
                 return info.name
         return f"seat {seat + 1}"
+
+    @property
+    def untimed(self) -> bool:
+        """Whether the table gives every decision the longest time there is (no clock)."""
+        opts = self.options
+        return opts is not None and min(opts.turn_time, opts.choice_time,
+                                        opts.draft_time) >= UNTIMED
 
     @property
     def point_limit(self) -> int:

@@ -2,7 +2,10 @@
 
 The server is started as ``python -m nimmt.server --host 127.0.0.1 --port P
 --bots N`` on a free port P (found by binding 127.0.0.1:0), its output goes to
-a log file, and it is stopped (SIGTERM, then SIGKILL) when the client ends.
+a log file, and it is stopped (SIGTERM, then SIGKILL) when the client ends. A
+solo game is untimed unless asked otherwise: every decision gets the longest
+time the protocol allows (an hour), so reading the help or thinking long never
+loses a turn; ``--turn-time`` gives it a clock, ``--time-bank`` extra time.
 
 However the client ends — ``q``, a crash, SIGHUP when its terminal closes, even
 SIGKILL — the server ends with it: on Linux the kernel sends it SIGTERM when the
@@ -25,6 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import IO
 
+from .model_state import UNTIMED
 from .net import ClientConnection, ConnectFailed, HandshakeFailed, connect
 
 __all__ = ["SoloServer", "SoloError", "free_port"]
@@ -66,10 +70,14 @@ class SoloServer:
     """
 
     def __init__(self, bots: int = 3, *, level: str | None = None,
+                 turn_time: float | None = None, time_bank: float = 0.0,
                  extra_args: Sequence[str] = (),
                  python: str = sys.executable, startup_timeout: float = 20.0) -> None:
         self.bots = bots
         self.level = level  # the bots' level (None: the server's default)
+        # seconds for each decision (None: untimed, the longest the protocol allows)
+        self.turn_time = turn_time
+        self.time_bank = time_bank  # your extra time for the game (0: none)
         self.extra_args = tuple(extra_args)
         self.python = python
         self.startup_timeout = startup_timeout
@@ -84,9 +92,13 @@ class SoloServer:
     def command(self) -> list[str]:
         # --db :memory: - a solo game lives and dies with its client: nothing to bring
         # back, and two solo games at once must not fight over one database file
+        seconds = f"{UNTIMED if self.turn_time is None else self.turn_time:g}"
         return [self.python, "-m", "nimmt.server", "--host", self.host, "--port",
                 str(self.port), "--bots", str(self.bots), "--db", ":memory:",
-                *(("--bot-level", self.level) if self.level else ()), *self.extra_args]
+                *(("--bot-level", self.level) if self.level else ()),
+                "--turn-time", seconds, "--choice-time", seconds, "--draft-time", seconds,
+                *(("--time-bank", f"{self.time_bank:g}") if self.time_bank else ()),
+                *self.extra_args]
 
     async def start(self) -> int:
         """Launch the server; returns its port (it may not listen yet: use :meth:`connect`)."""

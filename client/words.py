@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from nimmt.protocol import Place
+from nimmt.protocol import Place, TableOptions
 
 __all__ = ["Words", "cards_text", "rows_text", "place_text", "error_hint", "ERROR_HINTS",
-           "deadline_warning_text", "code_words", "CODE_WORDS", "BOT_LEVELS",
+           "deadline_warning_text", "extra_time_text", "rules_words", "code_words",
+           "CODE_WORDS", "BOT_LEVELS",
            "DEFAULT_BOT_LEVEL", "LEVEL_WORDS"]
 
 #: The levels of the server's built-in bots, weakest first (protocol strings: add_bot's
@@ -115,6 +116,34 @@ def deadline_warning_text(kind: str, remaining: float) -> str:
     n = max(0, round(remaining))
     return (f"{n} second{'' if n == 1 else 's'} left {what} — the autopilot {autopilot} "
             "for you after that.")
+
+
+def extra_time_text(kind: str, remaining: float) -> str:
+    """The log line of a ``deadline_warning`` that starts your extra time (time bank).
+
+    >>> extra_time_text("commit", 40.2)
+    'Your time is up: 40 seconds of extra time (your time bank) to play a card.'
+    """
+    what, _ = _WARNINGS.get(kind, ("to decide", "decides"))
+    n = max(0, round(remaining))
+    return f"Your time is up: {n} second{'' if n == 1 else 's'} of extra time (your time bank) {what}."
+
+
+def rules_words(o: TableOptions) -> list[str]:
+    """The rules in force, in short, as the title shows them.
+
+    >>> rules_words(TableOptions(professional=True, tactic_deck=True))
+    ['pro', 'tactic', '66 pts']
+    >>> rules_words(TableOptions(draft=True, point_limit=None, rounds=3))
+    ['draft', '3 rounds']
+    """
+    out = [word for word, on in (("pro", o.professional), ("tactic", o.tactic_deck),
+                                 ("draft", o.draft)) if on]
+    if o.point_limit:
+        out.append(f"{o.point_limit} pts")
+    if o.rounds:
+        out.append(f"{o.rounds} round{'' if o.rounds == 1 else 's'}")
+    return out
 
 
 def error_hint(code: str) -> str:

@@ -114,6 +114,9 @@ class TableOptions(Struct):
                           default=30.0)
     fallback: str = F(STRATEGY, 'the autopilot\'s strategy: a level ("easy", "normal", '
                       '"hard") or a strategy name', default="heuristic")
+    time_bank: float = F(Float(0.0, 3600.0), "seconds of extra time each seat may draw on "
+                         "in a game once a decision's time is up, before the autopilot "
+                         "decides (0: none)", default=0.0)
 
     def _cross(self) -> None:
         if self.point_limit is None and self.rounds is None:

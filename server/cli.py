@@ -41,6 +41,8 @@ _TABLE_FLAGS: tuple[tuple[str, type, str], ...] = (
      "(default 30)"),
     ("fallback", str, "strategy deciding for a player whose time ran out: a level (easy, "
      "normal, hard) or a strategy, parameters allowed, e.g. search:ms=20 (default heuristic)"),
+    ("time_bank", float, "seconds of extra time each seat has in a game, drawn on when a "
+     "decision's time is up, before the autopilot decides (default 0: none)"),
     ("warn_before", float, "seconds before a deadline when players are warned (default 5)"),
     ("abandon_after", float, "a table with nobody connected is closed after this (default 600)"),
     ("keep_finished", float, "a finished table nobody is at is closed after this (default 300)"),

@@ -57,7 +57,7 @@ class UnusableStrategy(ConfigError):
 # the fields a client sees and sets (the protocol's TableOptions) besides the end condition
 _WIRE_NAMES = (
     "seats", "tactic_deck", "draft", "professional", "countdown", "turn_time", "choice_time",
-    "draft_time", "step_delay", "autoplay_when_away", "grace_time", "fallback",
+    "draft_time", "step_delay", "autoplay_when_away", "grace_time", "fallback", "time_bank",
 )
 
 
@@ -91,6 +91,9 @@ class TableSettings:
     # the strategy that decides a card or pick at a deadline: a level, or a strategy
     # spec with or without parameters ("search:ms=20"; over the wire names only)
     fallback: str = "heuristic"
+    # each seat's reserve for a game (Board Game Arena's "extra time"): a decision not
+    # made by its deadline draws on it before the autopilot decides (match_bank)
+    time_bank: float = 0.0
     warn_before: float = 5.0  # players who have not decided are warned this long before
     abandon_after: float = 600.0  # nobody connected this long: the table is closed
     keep_finished: float = 300.0  # a finished table nobody is at is closed after this
@@ -144,7 +147,7 @@ class TableSettings:
             "turn_time": (0.1, 3600.0), "choice_time": (0.1, 3600.0),
             "draft_time": (0.1, 3600.0), "step_delay": (0.0, 10.0), "grace_time": (0.0, 3600.0),
             "warn_before": (0.0, 3600.0), "abandon_after": (1.0, 86400.0),
-            "keep_finished": (0.0, 86400.0),
+            "keep_finished": (0.0, 86400.0), "time_bank": (0.0, 3600.0),
         }
         for name, (low, high) in ranges.items():
             value = getattr(self, name)

@@ -29,7 +29,7 @@ from nimmt.engine.records import Narrator, event_to_json, step_lines
 
 from .storage import GameSummary, NoSuchGame, PlayerStats, StorageError, Store, default_path
 
-__all__ = ["main", "wants_history", "list_lines", "player_lines"]
+__all__ = ["main", "wants_history", "list_lines", "player_lines", "open_store"]
 
 PROG = "nimmt-replay"
 
@@ -134,6 +134,16 @@ def _export(store: Store, game_id: int, target: str, out: TextIO) -> None:
             f.write(text)
 
 
+def open_store(db: str, err: TextIO) -> Store | None:
+    """The database ``db`` ("": the default one) opened read-only, or None once the
+    reason was written to ``err``."""
+    try:
+        return Store.open(db or None, read_only=True)
+    except StorageError as e:
+        err.write(f"{PROG}: {e}\n")
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nimmt-replay --db ...``; return the exit status."""
     parser = _parser()
@@ -149,10 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (args.export or args.json) and args.game is None:
         err.write(f"{PROG}: --export and --json need a GAME_ID (see --list)\n")
         return 2
-    try:
-        store = Store.open(args.db or None, read_only=True)
-    except StorageError as e:
-        err.write(f"{PROG}: {e}\n")
+    store = open_store(args.db, err)
+    if store is None:
         return 2
     try:
         if args.list:

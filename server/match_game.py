@@ -39,7 +39,7 @@ from nimmt.engine import (
     record_from_game,
 )
 
-from . import translate
+from . import match_bank, translate
 from .match_events import paced
 from .match_io import Finished, Who
 from .match_rules import NO_GAME, refusal
@@ -155,6 +155,7 @@ def apply(m: MatchState, seat: int, decision: Decision, how: str = "") -> list[E
     game = m._game
     assert game is not None
     events = game.apply(decision)
+    match_bank.spend(m, seat)
     seat_state = m.room.seats[seat]
     m._history.append(decision)
     by = "bot" if seat_state is not None and seat_state.builtin else (

@@ -77,6 +77,7 @@ class MatchState:
         self._wire_at: float | None = None
         self._armed_at = 0.0
         self._warned = False
+        self._bank: Any = None  # the seats' time banks this game (match_bank.Bank)
         self._shown = (0, 0)  # the round and turn the players have been told of
         self._chosen: dict[int, tuple[int, int]] = {}  # seat -> (round, turn) of its last choice
         self._nobody_since: float | None = now

@@ -36,6 +36,7 @@ from nimmt.engine import (
     TurnStarted,
 )
 
+from . import match_bank
 from .match_events import log_line, messages_for
 from .match_game import decision_key, game_over
 from .match_io import Think
@@ -66,6 +67,9 @@ def wake_at(m: MatchState) -> float:
             at = _autoplay_at(m, i)
             if at is not None:
                 wake = min(wake, at)
+            own = match_bank.seat_deadline(m, i)  # past the deadline, on its time bank
+            if own > m._now:
+                wake = min(wake, own)
     return wake
 
 
@@ -103,10 +107,20 @@ def open_decision(m: MatchState) -> None:
 
 
 def warn_at(m: MatchState) -> float | None:
-    """When the armed decision's ``deadline_warning`` is due (None: not, or sent).
+    """When the armed decision's next ``deadline_warning`` is due (None: none is).
 
     docs/PROTOCOL.md: ``warn_before`` seconds before the deadline, once per
-    decision, and only if the decision was given more time than that."""
+    decision, and only if the decision was given more time than that; and, with
+    a time bank, at the deadline for the seats whose extra time starts."""
+    at = _first_warning_at(m)
+    pending = m._game.pending if m._game is not None else None
+    if pending is not None and match_bank.notice_due(m, pending.seats):
+        assert m._deadline is not None
+        at = m._deadline if at is None else min(at, m._deadline)
+    return at
+
+
+def _first_warning_at(m: MatchState) -> float | None:
     warn_before = m.settings.warn_before
     if m._warned or m._deadline is None or warn_before <= 0:
         return None
@@ -116,10 +130,15 @@ def warn_at(m: MatchState) -> float | None:
 
 def warn(m: MatchState) -> None:
     """A deadline is near: send ``deadline_warning`` to every client seat (human or
-    bot client, connected now) the decision is still awaited from."""
-    m._warned = True
+    bot client, connected now) the decision is still awaited from; a seat whose
+    time bank will carry it past the deadline is told instead, at the deadline,
+    of its own later one (``match_bank``)."""
     game = m._game
     pending = game.pending if game is not None else None
+    first = _first_warning_at(m)
+    warning_due = first is not None and m._now >= first  # else: only the banks' notices
+    if warning_due:
+        m._warned = True
     if pending is None or m._deadline is None:
         return
     if isinstance(pending, AwaitingCommits):
@@ -132,7 +151,19 @@ def warn(m: MatchState) -> None:
     else:  # pragma: no cover - nothing else has a deadline
         return
     deadline, remaining = m._wire_deadline()
-    if remaining <= 0:
+    if m._now >= m._deadline:
+        for index in match_bank.notice_due(m, pending.seats):
+            match_bank.noticed(m, index)
+            own = match_bank.seat_deadline(m, index)
+            extra = own - m._now
+            seat = m.room.seats[index]
+            if extra <= 0 or seat is None or not m.room.seat_connected(seat):
+                continue
+            m._to_seat(index, P.DeadlineWarning(
+                kind=kind, round=rnd, turn=turn, pick=pick,
+                deadline=deadline + (own - m._deadline), remaining=extra))
+            m._log(logging.DEBUG, index, "extra time: %.1f s left in the bank", extra)
+    if remaining <= 0 or not warning_due:
         return
     msg = P.DeadlineWarning(kind=kind, round=rnd, turn=turn, pick=pick, deadline=deadline,
                             remaining=remaining)
@@ -140,6 +171,8 @@ def warn(m: MatchState) -> None:
         seat = m.room.seats[index]
         if seat is None or seat.builtin or not m.room.seat_connected(seat):
             continue
+        if match_bank.seat_deadline(m, index) > m._deadline:
+            continue  # its bank carries it past the deadline: told then
         m._to_seat(index, msg)
         m._log(logging.DEBUG, index, "warned: %.1f s left", remaining)
 
@@ -153,11 +186,11 @@ def due_seat(m: MatchState) -> int | None:
     if pending is None:
         return None
     now = m._now
-    late = m._deadline is not None and now >= m._deadline
     for index in sorted(pending.seats):
         seat = m.room.seats[index]
         if seat is None or index in m._asked:
             continue
+        late = m._deadline is not None and now >= match_bank.seat_deadline(m, index)
         if seat.builtin or late:
             return index
         at = _autoplay_at(m, index)

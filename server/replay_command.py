@@ -8,6 +8,12 @@ a usage error or a file that cannot be read. Run as
 ``python -m nimmt.server.replay_command`` as well. The record format is
 described in docs/RECORD.md.
 
+With ``--spectator`` (a record file, or ``--db PATH GAME_ID``) it prints the
+game as the protocol messages a spectator of its table would have received, one
+JSON object a line (``watching`` first, each with its ``seq``): what
+``nimmt-client --replay`` plays on its board (the client imports only the
+protocol, so it runs this command rather than the engine).
+
 The replaying and the words are the engine's (``nimmt.engine.records``); this
 module reads the file and writes to the terminal. It lives in the server package,
 which owns the games' storage this command is to read from as well.
@@ -22,6 +28,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from nimmt import protocol as P
+from nimmt.engine import CommitAccepted, HandDealt, RoundStarted, TurnStarted
 from nimmt.engine.records import (
     Narrator,
     Record,
@@ -35,10 +43,15 @@ from nimmt.engine.records import (
     step_lines,
 )
 
+from . import translate
 from .history_command import main as history_main
-from .history_command import wants_history
+from .history_command import open_store, wants_history
+from .match_events import messages_for
 
-__all__ = ["main"]
+__all__ = ["main", "spectator_messages"]
+
+#: The decisions' times a replayed table announces: the longest (clients show no clock).
+_UNTIMED = 3600.0
 
 PROG = "nimmt-replay"
 
@@ -64,13 +77,122 @@ def _read(path: str) -> Record:
         return record_from_bytes(f.read())
 
 
+def _read_or_say(path: str, err: TextIO) -> Record | int:
+    """The record in ``path``, or the exit status once ``err`` was told why not (2:
+    unreadable, 1: not a valid record)."""
+    label = path if path != "-" else "<stdin>"
+    try:
+        return _read(path)
+    except OSError as e:
+        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
+        return 2
+    except RecordError as e:
+        err.write(f"{PROG}: {label}: {e}\n")
+        return 1
+
+
 def _emit(out: TextIO, line: str) -> None:
     out.write(line + "\n")
+
+
+def spectator_messages(record: Record, table_id: str = "replay",
+                       table_name: str = "") -> list[P.Message]:
+    """The game of ``record`` as a spectator of its table receives it: ``watching``,
+    then the game's messages (a record that starts from a position: a ``snapshot``
+    of it). Raises ``RecordError`` where the record contradicts the rules."""
+    o = record.options
+    options = P.TableOptions(
+        seats=o.players, tactic_deck=o.tactic_deck, draft=o.draft, professional=o.professional,
+        point_limit=o.point_limit, rounds=o.rounds, turn_time=_UNTIMED, choice_time=_UNTIMED,
+        draft_time=_UNTIMED, step_delay=0.0)
+    seats = tuple(P.SeatInfo(name=record.name(s)[:32] or f"seat {s + 1}", kind="human",
+                             connected=True, total=0, penalties=0) for s in range(o.players))
+    info = P.TableInfo(table_id=table_id, name=table_name[:40], options=options, seats=seats,
+                       host=None, status="playing", spectators=0)
+    out: list[P.Message] = [P.Watching(table=info)]
+    run = Replay(record)
+    shown = (0, 0)
+    for step in run:
+        game = run.game
+        assert game is not None
+        if isinstance(step.action, Start):
+            out.append(translate.snapshot(game.view(None), info, None, None))
+            shown = (game.round, game.turn)
+            continue
+        for event in step.events:
+            if isinstance(event, (CommitAccepted, HandDealt)):
+                continue  # told to one seat only
+            if isinstance(event, RoundStarted):
+                shown = (event.round, 0)
+            elif isinstance(event, TurnStarted):
+                shown = (event.round, event.turn)
+            for seat, msg in messages_for(event, game.options, game.view, shown, (0.0, 0.0)):
+                if seat is None:
+                    out.append(msg)
+    return out
+
+
+def _spectator_main(argv: Sequence[str]) -> int:
+    """``nimmt-replay --spectator FILE`` or ``--spectator --db PATH GAME_ID``."""
+    parser = argparse.ArgumentParser(
+        prog=PROG + " --spectator",
+        description="Print a finished game as the protocol messages a spectator receives "
+        "(JSON lines), for nimmt-client --replay.")
+    parser.add_argument("--spectator", action="store_true", required=True)
+    parser.add_argument("game", metavar="FILE|GAME_ID",
+                        help="a record file (- : standard input), or with --db a game id")
+    parser.add_argument("--db", metavar="PATH", nargs="?", const="",
+                        help="read game GAME_ID from the server's database")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    err = sys.stderr
+    table_id, name = "replay", ""
+    if args.db is not None:
+        from .storage import NoSuchGame
+
+        if not args.game.isdigit():
+            err.write(f"{PROG}: with --db give a game id (a number), not {args.game!r}\n")
+            return 2
+        store = open_store(args.db, err)
+        if store is None:
+            return 2
+        try:
+            stored = store.game(int(args.game))
+        except NoSuchGame as e:
+            err.write(f"{PROG}: {e} (nimmt-replay --db {args.db} --list shows them)\n")
+            return 1
+        finally:
+            store.close()
+        record: Record | int = stored.record
+        table_id = stored.summary.table_id or table_id
+        name = f"{stored.summary.table_name}, game {stored.summary.game_no}"
+    else:
+        record = _read_or_say(args.game, err)
+        name = os.path.splitext(os.path.basename(args.game))[0] if args.game != "-" else ""
+    if isinstance(record, int):
+        return record
+    try:
+        messages = spectator_messages(record, table_id, name)
+    except RecordError as e:
+        err.write(f"{PROG}: {args.game}: {e}\n")
+        return 1
+    out = sys.stdout
+    try:
+        for seq, msg in enumerate(messages, 1):
+            out.write(json.dumps({**msg.to_wire(), "seq": seq}) + "\n")
+        out.flush()
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nimmt-replay``; return the exit status (0 ok, 1 bad record, 2 usage or unreadable)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if "--spectator" in args_list:
+        return _spectator_main(args_list)
     if wants_history(args_list):
         return history_main(args_list)
     try:
@@ -79,14 +201,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     out, err = sys.stdout, sys.stderr
     label = args.file if args.file != "-" else "<stdin>"
-    try:
-        record = _read(args.file)
-    except OSError as e:
-        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
-        return 2
-    except RecordError as e:
-        err.write(f"{PROG}: {label}: {e}\n")
-        return 1
+    record = _read_or_say(args.file, err)
+    if isinstance(record, int):
+        return record
     names = [record.name(s) for s in range(record.options.players)]
     narrator = Narrator(names)
     run = Replay(record)

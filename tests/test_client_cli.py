@@ -59,6 +59,27 @@ def test_defaults_and_option_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "not a port number" in capsys.readouterr().err
 
 
+def test_the_solo_clock_and_replay_options_say_what_goes_with_what(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    args = parse_args(["--solo"])
+    assert args.turn_time is None and args.time_bank == 0.0  # untimed, no bank
+    args = parse_args(["--solo", "--turn-time", "45", "--time-bank", "60"])
+    assert (args.turn_time, args.time_bank) == (45.0, 60.0)
+    assert parse_args(["--replay", "7", "--db", "x.db"]).db == "x.db"
+    for wrong, said in ((["--turn-time", "30"], "are for --solo"),
+                        (["--solo", "--turn-time", "0"], "seconds from 1 to 3600"),
+                        (["--replay", "7"], "needs --db PATH"),
+                        (["--db", "x.db"], "goes with --replay"),
+                        (["--replay", "a.json", "--solo"], "not allowed with")):
+        with pytest.raises(SystemExit) as info:
+            parse_args(wrong)
+        assert info.value.code == 2 and said in capsys.readouterr().err
+    assert main(["--replay", "/nonexistent/game.json"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("nimmt-client: cannot replay /nonexistent/game.json: ")
+    assert err.count("\n") == 1
+
+
 def test_no_server_is_one_clear_line_and_exit_code_1(capsys: pytest.CaptureFixture[str]) -> None:
     port = free_port()
     assert main([f"127.0.0.1:{port}", "--name", "Ann"]) == 1
@@ -80,7 +101,16 @@ def test_solo_server_starts_deals_to_us_and_stops() -> None:
     async def main_() -> None:
         solo = SoloServer(1, level="easy", extra_args=["--step-delay", "0", "--log-level",
                                                        "warning"])
-        assert solo.command[-6:-4] == ["--bot-level", "easy"]  # what --solo --level passes
+        command = solo.command
+        at = command.index("--bot-level")
+        assert command[at:at + 2] == ["--bot-level", "easy"]  # what --solo --level passes
+        at = command.index("--turn-time")  # untimed unless --turn-time says otherwise
+        assert command[at:at + 6] == ["--turn-time", "3600", "--choice-time", "3600",
+                                      "--draft-time", "3600"]
+        assert "--time-bank" not in command
+        timed = SoloServer(1, turn_time=45.0, time_bank=60.0).command
+        assert timed[timed.index("--turn-time") + 1] == "45"
+        assert timed[timed.index("--time-bank") + 1] == "60"
         await solo.start()
         try:
             conn = await solo.connect("Ann")

@@ -99,7 +99,7 @@ def test_whole_game_of_the_worked_example() -> None:
     assert m.unresolved == []
     assert "Your 14 goes after 12 in row 1." in texts(m)
     assert "Bob's 15 goes after 14 in row 1." in texts(m)
-    assert "Turn 1: Ann 14, Bob 15, Cat 44, Dan 61." in texts(m)
+    assert "Turn 1: you 14, Bob 15, Cat 44, Dan 61." in texts(m)
 
     # turn 2: 30 is the sixth card of row 1: Bob takes it
     feed(m, P.TurnStarted(round=1, turn=2, deadline=1e9, remaining=30.0))
@@ -142,7 +142,7 @@ def test_whole_game_of_the_worked_example() -> None:
     feed(m, P.RoundScored(round=1, penalties=(1, 6, 0, 0), totals=(1, 66, 0, 0)))
     assert m.phase == "scored" and m.totals == [1, 66, 0, 0]
     assert m.last_round is not None and m.last_round.penalties == (1, 6, 0, 0)
-    assert "Round 1 scored: Ann +1, Bob +6, Cat +0, Dan +0." in texts(m)
+    assert "Round 1 scored: you +1, Bob +6, Cat +0, Dan +0." in texts(m)
     feed(m, P.GameOver(totals=(1, 66, 0, 0), places=(3, 4, 1, 1), winners=(2, 3)))
     assert m.phase == "over" and not m.in_game
     assert m.result is not None and m.result.winners == (2, 3)

@@ -25,6 +25,14 @@ def _hand_size(text: str) -> int:
     return -1
 
 
+def _quit_in_game(client: PtyProcess) -> None:
+    """q, the question, q again: the client ends normally."""
+    client.type("q")
+    client.wait_for(lambda t: "Quit?" in t, "the quit question")
+    client.type("q")
+    assert client.proc.wait(timeout=10) == 0
+
+
 def _turn(text: str) -> int:
     m = re.search(r"turn (\d+)/10", text)
     return int(m.group(1)) if m else 0
@@ -61,14 +69,12 @@ def test_play_turns_with_keys_in_a_real_terminal(tmp_path, size: tuple[int, int]
                     client.wait_for(lambda t, n=turn: _turn(t) > n, f"turn {turn + 1}")
             screen = client.wait_for(lambda t: "Your move" in t and _turn(t) == 4, "turn 4")
             assert _hand_size(screen) == 7, screen
-            client.type("q")
-            client.wait_for(lambda t: "Quit?" in t, "the quit question")
-            client.type("q")
-            assert client.proc.wait(timeout=10) == 0
+            _quit_in_game(client)
         finally:
             client.close()
-        saved = list(tmp_path.iterdir())
-        assert len(saved) == 1 and saved[0].stat().st_mode & 0o777 == 0o600
+        saved = list(tmp_path.iterdir())  # the session token, and the log kept beside it
+        assert sorted(p.name.split("-")[0] for p in saved) == ["session", "table"]
+        assert all(p.stat().st_mode & 0o777 == 0o600 for p in saved)
 
 
 def test_below_the_minimum_only_a_message_shows_and_enter_plays_nothing(tmp_path) -> None:
@@ -114,7 +120,7 @@ def test_a_new_client_for_the_same_server_returns_to_the_seat(tmp_path) -> None:
             again.wait_for(lambda t: "Quit?" in t, "the quit question (in a game again)")
         finally:
             again.close()
-        (tmp_path / next(tmp_path.iterdir()).name).write_text(
+        next(tmp_path.glob("session-*.json")).write_text(
             '{"server": "x", "name": "Tess", "token": "tok_forgotten_0123456789"}')
         fresh = PtyProcess(argv, 80, 24)
         try:
@@ -123,3 +129,182 @@ def test_a_new_client_for_the_same_server_returns_to_the_seat(tmp_path) -> None:
             assert "lobby" in text.splitlines()[0]
         finally:
             fresh.close()
+
+
+# ------------------------------------------------------------------ around the game
+SIZES = [(60, 20), (80, 24), (160, 40)]
+SIZE_IDS = ["60x20", "80x24", "160x40"]
+
+
+def _decide_until(client: PtyProcess, done, what: str, timeout: float = 60.0) -> str:
+    """Play whatever is asked (the card, row or place under the cursor) until ``done``."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    last = before = ""
+    while time.monotonic() < deadline:
+        text = client.text()
+        if done(text):
+            return text
+        asked = ("Your move" in text or "fits no row" in text or " may go " in text)
+        if asked and text == before and text != last:  # a whole screen, not half drawn
+            client.type("\r")
+            last = text
+        before = text
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}; screen:\n{client.text()}")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_a_solo_first_game_is_untimed_so_the_help_open_loses_no_turn(tmp_path, size) -> None:
+    """Solo is untimed: the server gives each decision an hour (the title says
+    "untimed", read from the table's options), so the help may stay open for 40 s
+    or ten minutes without the autopilot playing: no real 40 s wait is needed."""
+    columns, lines = size
+    client = PtyProcess(client_argv("--solo", "--level", "easy", "--name", "Tess",
+                                    "--state-dir", str(tmp_path)), columns, lines)
+    try:
+        screen = client.wait_for(lambda t: "Your move" in t, "the first turn", 30)
+        assert "untimed" in screen.splitlines()[0] or "∞" in screen.splitlines()[0]
+        assert "⏱" not in screen  # no clock
+        client.type("?")
+        helping = client.wait_for(lambda t: "Help · your turn (untimed)" in t, "the help")
+        assert "? or Esc closes" in helping  # its last line is kept
+        client.type("?")
+        back = client.wait_for(lambda t: "Your move" in t and "Help" not in t, "the table")
+        rows = back.splitlines()
+        hand = next(rows[i + 1] for i, line in enumerate(rows) if "Your move" in line)
+        assert _turn(back) == 1 and len(HAND.findall(hand)) == 10  # the turn is still ours
+        client.type("\r")
+        client.wait_for(lambda t: _turn(t) == 2 or "fits no row" in t, "turn 2")
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
+def test_a_friend_joins_a_default_new_table_then_bots_fill_the_rest(tmp_path, size) -> None:
+    columns, lines = size
+    with running_server("--step-delay", "0.05", "--bot-level", "easy") as port:
+        ann = PtyProcess(client_argv(f"127.0.0.1:{port}", "--name", "Ann", "--level", "easy",
+                                     "--state-dir", str(tmp_path / "ann")), columns, lines)
+        bob = None
+        try:
+            ann.wait_for(lambda t: "No tables yet" in t, "the empty lobby")
+            ann.type("n")
+            form = ann.wait_for(lambda t: "Fill with bots at start" in t, "the form")
+            assert "Bots' level" in form and "Time bank" in form
+            ann.type("\r")  # the default new table
+            ann.wait_for(lambda t: "empty seat" in t, "Ann at her table")
+            bob = PtyProcess(client_argv(f"127.0.0.1:{port}", "--name", "Bob",
+                                         "--state-dir", str(tmp_path / "bob")), columns, lines)
+            lobby = bob.wait_for(lambda t: "Ann's table" in t, "Ann's table in Bob's lobby")
+            assert "1/4" in lobby
+            bob.type("\r")  # join: a seat is free for him
+            bob.wait_for(lambda t: "seat 2" in t, "Bob seated")
+            ann.wait_for(lambda t: "Bob sits down" in t, "Ann sees Bob")
+            ann.type("s")  # the two empty seats get bots, then the game starts
+            ann.wait_for(lambda t: "Your move" in t, "Ann's first turn")
+            screen = bob.wait_for(lambda t: "Your move" in t, "Bob's first turn")
+            assert "Bot 1" in screen and "Bot 2" in screen
+        finally:
+            ann.close()
+            if bob is not None:
+                bob.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_the_variants_show_and_the_score_sheet_comes_after_a_round(tmp_path, size) -> None:
+    columns, lines = size
+    with running_server("--bots", "3", "--bot-level", "easy", "--step-delay", "0",
+                        "--professional", "--tactic-deck", "--rounds", "2",
+                        "--point-limit", "0") as port:
+        client = PtyProcess(client_argv(f"127.0.0.1:{port}", "--name", "Tess",
+                                        "--state-dir", str(tmp_path)), columns, lines)
+        try:
+            client.wait_for(lambda t: "You against" in t, "the lobby")
+            client.type("\r")
+            screen = client.wait_for(lambda t: "Your move" in t, "the first turn")
+            title = screen.splitlines()[0]
+            assert "pro" in title and "tactic" in title, title
+            sheet = _decide_until(client, lambda t: "Score sheet" in t, "the score sheet")
+            assert "R1" in sheet and "you" in sheet and "total" in sheet
+            client.wait_for(lambda t: "Your move" in t and "round 2" in t or " r2 " in t,
+                            "round 2's first turn, the sheet still there")
+            client.type("\r")  # playing on closes it
+            client.wait_for(lambda t: "Score sheet" not in t, "the sheet closed")
+            client.type("t")  # any time, by a key
+            again = client.wait_for(lambda t: "Score sheet" in t, "the sheet by its key")
+            assert "R1" in again
+        finally:
+            client.close()
+
+
+def _record_file(tmp_path) -> str:
+    from storage_helpers import play_game
+
+    from nimmt.engine import Options, record_from_game
+
+    game, _ = play_game(Options(players=3, rounds=1), 5)
+    path = tmp_path / "game.json"
+    path.write_text(record_from_game(game, seats=["Ann", "Bob", "Cat"]).to_json())
+    return str(path)
+
+
+def _step(text: str) -> int:
+    m = re.search(r"step (\d+)/\d+", text)
+    return int(m.group(1)) if m else 0
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_a_replay_steps_forwards_and_back(tmp_path, size) -> None:
+    columns, lines = size
+    client = PtyProcess(client_argv("--replay", _record_file(tmp_path)), columns, lines)
+    try:
+        start = client.wait_for(lambda t: _step(t) == 1, "the replay's first step", 30)
+        assert "replay" in start.splitlines()[0]
+        client.type("\x1b[C" * 6)  # → six times
+        ahead = client.wait_for(lambda t: _step(t) == 7, "step 7")
+        assert "Plays:" in ahead or "Turn 1" in ahead
+        client.type("\x1b[D" * 2)  # ← twice
+        back = client.wait_for(lambda t: _step(t) == 5, "back to step 5")
+        assert back != ahead
+        client.type("+")
+        client.type(" ")  # play
+        client.wait_for(lambda t: "playing, 2 step/s" in t and _step(t) > 5, "playing")
+        client.type(" ")
+        client.wait_for(lambda t: "paused" in t, "paused")
+        client.type("G")  # the end: the game is over and its sheet shows
+        client.wait_for(lambda t: "Score sheet" in t, "the end of the replay")
+        client.type("q")
+        assert client.proc.wait(timeout=10) == 0
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 40)], ids=["80x24", "160x40"])
+def test_the_log_is_still_there_after_the_client_is_restarted_mid_game(tmp_path, size) -> None:
+    columns, lines = size
+    with running_server("--bots", "3", "--bot-level", "easy", "--step-delay", "0") as port:
+        argv = client_argv(f"127.0.0.1:{port}", "--name", "Tess", "--state-dir", str(tmp_path))
+        first = PtyProcess(argv, columns, lines)
+        try:
+            first.wait_for(lambda t: "You against" in t, "the lobby")
+            first.type("\r")
+            first.wait_for(lambda t: "Your move" in t, "the first turn")
+            first.type("c")
+            first.type("remember me\r")
+            first.wait_for(lambda t: "<Tess> remember me" in t, "the chat line")
+            _decide_until(first, lambda t: _turn(t) == 2, "turn 2")
+            first.wait_for(lambda t: "Your move" in t or "fits no row" in t,
+                           "a decision of ours (the table waits for it)")
+            _quit_in_game(first)
+        finally:
+            first.close()
+        again = PtyProcess(argv, columns, lines)
+        try:
+            text = again.wait_for(lambda t: "Welcome back" in t, "the seat again")
+            text = again.wait_for(lambda t: "<Tess> remember me" in t, "the chat kept")
+            assert "before nimmt-client was restarted" in text
+            assert "Turn 1:" in text  # the game's events too
+        finally:
+            again.close()

@@ -232,7 +232,7 @@ def test_lobby_columns_stay_aligned_when_table_ids_grow() -> None:
     ui_test(script)
 
 
-def test_lobby_keys_join_watch_and_create_a_table_with_bots() -> None:
+def test_lobby_keys_join_watch_and_create_a_table_that_bots_fill_at_the_start() -> None:
     tables = (table(["Eve", None], table_id="t2"), table(["Bob", None, None], table_id="t1"))
 
     async def script(h: Harness) -> None:
@@ -244,13 +244,22 @@ def test_lobby_keys_join_watch_and_create_a_table_with_bots() -> None:
         assert h.sent(P.Join)[-1].table_id == "t1"
         await h.keys("w")
         assert h.sent(P.Watch)[-1].table_id == "t1"
-        await h.keys("n" + RIGHT + DOWN + LEFT + ENTER)  # seats 4 → 5, bots 3 → 2
+        await h.keys("n")
+        form = text_of(render.form_panel(h.c, 78))
+        assert "Fill with bots at start" in form and "Bots' level" in form
+        # seats 4 → 5; the bots' level hard → normal
+        await h.keys(RIGHT + DOWN + DOWN + LEFT + ENTER)
         create = h.sent(P.CreateTable)[-1]
         assert create.options.seats == 5 and create.name == "Ann's table"
+        assert create.options.time_bank == 60.0
         assert h.c.ui.form is None
         await h.feed(P.Seated(table=table(["Ann", None, None, None, None]), seat=0))
         await h.c.drain()
-        assert len(h.sent(P.AddBot)) == 2
+        assert not h.sent(P.AddBot)  # the seats stay free for friends
+        await h.feed(P.TableUpdated(table=table(["Ann", "Bob", None, None, None])))
+        await h.keys("s")  # the empty seats get bots of the form's level, then the start
+        assert [m.TYPE for m in h.conn.sent[-4:]] == ["add_bot"] * 3 + ["start"]
+        assert {m.strategy for m in h.sent(P.AddBot)} == {"normal"}
     ui_test(script)
 
 
@@ -259,8 +268,11 @@ def test_host_keys_add_remove_bots_start_and_leave() -> None:
         await h.feed(P.Seated(table=table(["Ann", "Bot-1", None], bots=(1,)), seat=0))
         await h.keys("a")
         await h.keys("x")
+        await h.keys("s")  # a seat is empty: asked first
+        assert "press s again" in text_of(render.status_line(h.c))
         await h.keys("s")
-        assert [m.TYPE for m in h.conn.sent[1:]] == ["add_bot", "remove_bot", "start"]
+        assert [m.TYPE for m in h.conn.sent[1:]] == ["add_bot", "remove_bot", "add_bot",
+                                                     "start"]
         assert h.sent(P.RemoveBot)[-1].seat == 1
         await h.keys("L")  # no game running: leaves at once
         assert isinstance(h.last(), P.Leave)
@@ -319,8 +331,9 @@ def test_the_screen_shows_rows_bullheads_seats_and_the_clock() -> None:
                                                         bullheads=1),
                      P.Placed(seat=1, card=55, row=3, end="right"))
         rows = text_of(render.rows_panel(h.c))
-        assert " 1 │  12¹" in rows and "[55⁷]" in rows  # the card being placed, in brackets
-        assert "4 │ [55⁷]  58¹" in rows and "◀ Bob takes it: +1" in rows  # the row it takes
+        assert " 1 │  12¹" in rows
+        # a card lower than every row is not drawn in the row it takes: the note names it
+        assert " 4 │  58¹    ·" in rows and "◀ Bob takes it with [55]: +1" in rows
         assert "Cards chosen: 1 of 4" in rows
         players = text_of(render.players_panel(h.c))
         assert "left" in players.splitlines()[0]  # countdown: points left, not totals
@@ -411,7 +424,10 @@ def test_a_drop_shows_reconnecting_and_the_snapshot_restores_the_game() -> None:
         await start_game(h)
         await h.feed(LinkLost("the server closed the connection"))
         assert "○ reconnecting…" in text_of(render.title_bar(h.c))
-        assert "reconnecting" in text_of(render.status_line(h.c))
+        assert "reconnecting" in text_of(render.prompt_line(h.c, 0.0))
+        said = [line.text for line in h.model.log]
+        assert sum("Connection lost" in t for t in said) == 1  # once, not twice
+        assert "Connection lost" not in text_of(render.status_line(h.c))
         await h.keys(ENTER)  # nothing may be sent while the link is down
         assert not h.sent(P.Commit)
         playing = table(NAMES, status="playing")
@@ -422,7 +438,8 @@ def test_a_drop_shows_reconnecting_and_the_snapshot_restores_the_game() -> None:
                                 remaining=20.0, committed=(1, 2), revealed=(),
                                 draft_pool=(), draft_picks=(), pending=None))
         assert "● " in text_of(render.title_bar(h.c))
-        assert text_of(render.status_line(h.c)).strip() == "Reconnected."
+        assert sum(line.text == "Reconnected." for line in h.model.log) == 1
+        assert "Reconnected" not in text_of(render.status_line(h.c))
         await h.keys(RIGHT + ENTER)
         commit = h.sent(P.Commit)[-1]
         assert (commit.round, commit.turn, commit.card) == (1, 3, 33)

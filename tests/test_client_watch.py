@@ -17,7 +17,7 @@ from test_client_tui import Harness, start_game, text_of, ui_test
 
 from nimmt import protocol as P
 from nimmt.client import LinkLost, LinkRestored, TableModel
-from nimmt.client.tui import render
+from nimmt.client.tui import render, sheets
 from nimmt.client.tui.controller import Controller
 from nimmt.client.tui.layout import Screen
 from nimmt.client.words import code_words
@@ -53,8 +53,9 @@ def test_each_step_marks_the_card_placed_and_a_row_taken_until_the_next_step() -
     feed(m, P.RowTaken(seat=0, row=1, cards=(37,), bullheads=1),
          P.Placed(seat=0, card=3, row=1, end="right"))
     shown = rows_text(c)
-    # the low card goes before the row it takes; who takes it and for how much, in words
-    assert "2 │  [3¹]  37¹" in shown and "◀ You take it: +1" in shown
+    # the low card is not drawn in the row it takes; who takes it, with what and for
+    # how much, in words
+    assert "2 │  37¹    ·" in shown and "◀ You take it with [3]: +1" in shown
     assert "[3¹ you]" in shown  # the card being placed, face up, in the plays
     feed(m, P.RowTaken(seat=1, row=0, cards=(12, 13, 14, 15, 16), bullheads=7),
          P.Placed(seat=1, card=17, row=0, end="right"))
@@ -329,9 +330,15 @@ def test_the_log_title_says_when_it_is_scrolled_back() -> None:
     assert "↑ 3 older lines" in text_of(render.log_title(c))
 
 
-def test_the_help_fits_the_smallest_screen_in_clean_columns() -> None:
-    lines = render.HELP.splitlines()
-    assert len(lines) + 2 <= 20 and all(len(line) <= 58 for line in lines)
+def test_the_help_wraps_at_word_boundaries_to_the_smallest_screen() -> None:
+    c = controller(seated_game())
+    screen = Screen(c)
+    screen.size = lambda: Size(rows=20, columns=60)
+    lines = sheets.help_lines(c, screen.overlay_width() - 3)
+    assert all(len(line) <= 55 for line in lines)
+    words = " ".join(lines).split()
+    assert "Professional" in words and "Tactic" in words  # every variant is explained
+    assert screen.help_body_height() + 3 <= 20 - 2  # the title and key lines stay
 
 
 def test_below_the_minimum_size_the_keys_that_decide_do_nothing() -> None:

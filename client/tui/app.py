@@ -23,15 +23,21 @@ from prompt_toolkit.output import Output
 from nimmt import protocol as P
 from nimmt.protocol import Message
 
+from ..keep import TableKeeper
 from ..link import LinkEvent
 from ..model import TableModel
 from ..net import ClientError
+from ..replay import ReplayPlayer
 from .controller import Controller, StartPlan
 from .keys import build_key_bindings
 from .layout import Screen
 from .style import STYLE
 
-__all__ = ["AppConnection", "Outcome", "build_application", "run_tui"]
+__all__ = ["AppConnection", "Outcome", "build_application", "run_tui", "run_replay",
+           "KEEP_EVERY"]
+
+#: Seconds between two saves of the log (``client.keep``) while messages come.
+KEEP_EVERY = 1.0
 
 
 class AppConnection(Protocol):
@@ -85,14 +91,19 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
                   input: Input | None = None, output: Output | None = None,
                   clock: Callable[[], float] = time.monotonic,
                   ready: Callable[[Controller, Application[Any]], None] | None = None,
-                  on_welcome: Callable[[P.Welcome], None] | None = None) -> Outcome:
+                  on_welcome: Callable[[P.Welcome], None] | None = None,
+                  keeper: TableKeeper | None = None) -> Outcome:
     """Run the terminal client until the player quits or the connection ends.
 
     ``on_welcome`` is called with every new welcome after a reconnection (to keep
     the session token on disk). SIGHUP and SIGTERM end the client as ``q`` would
     outside a game (the terminal is gone: nobody can answer a question).
+    ``keeper`` brings back the log, score sheet and ranking an earlier run kept, and
+    keeps them (at most every :data:`KEEP_EVERY` seconds, and at the end).
     """
     model = TableModel(clock)
+    if keeper is not None:
+        keeper.restore(model)
     for err in conn.handshake_errors:
         model.apply(err)
     if conn.welcome is not None:
@@ -111,11 +122,16 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
             pass
     outcome = Outcome()
 
+    kept_at = [time.monotonic()]
+
     async def pump() -> None:
         try:
             async for msg in conn.events():
                 c.on_message(msg)
                 app.invalidate()
+                if keeper is not None and time.monotonic() - kept_at[0] >= KEEP_EVERY:
+                    keeper.save(model)
+                    kept_at[0] = time.monotonic()
         except ClientError as exc:
             outcome.message, outcome.error = str(exc), True
         else:
@@ -138,7 +154,21 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
         if ready is not None:
             ready(c, app)
 
-    task = asyncio.ensure_future(pump_when_running())
+    try:
+        await _run_beside(app, pump_when_running(), pre_run)
+    finally:
+        for sig in hooked:
+            loop.remove_signal_handler(sig)
+        await c.drain()
+        await conn.close()
+        if keeper is not None:
+            keeper.save(model)
+    return outcome
+
+
+async def _run_beside(app: Application[Any], work: Any, pre_run: Callable[[], None]) -> None:
+    """Run ``app`` with the coroutine ``work`` beside it; ``work`` ends with the app."""
+    task = asyncio.ensure_future(work)
     try:
         await app.run_async(pre_run=pre_run)
     finally:
@@ -147,8 +177,34 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
             await task
         except (asyncio.CancelledError, Exception):  # noqa: BLE001 - already reported
             pass
-        for sig in hooked:
-            loop.remove_signal_handler(sig)
-        await c.drain()
-        await conn.close()
-    return outcome
+
+
+class _NoServer:
+    """A replay's "connection": there is no server, and nothing is ever sent."""
+
+    async def send(self, msg: Message) -> int | None:
+        return None
+
+
+async def run_replay(player: ReplayPlayer, *, input: Input | None = None,
+                     output: Output | None = None,
+                     clock: Callable[[], float] = time.monotonic,
+                     ready: Callable[[Controller, Application[Any]], None] | None = None
+                     ) -> Outcome:
+    """Show a replay on the board until the player quits (``nimmt-client --replay``)."""
+    c = Controller(player.model, _NoServer(), clock=clock)
+    c.replay = player
+    app = build_application(c, input=input, output=output, clock=clock)
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(1.0 / player.speed)
+            if c.replay_tick():
+                app.invalidate()
+
+    def pre_run() -> None:
+        if ready is not None:
+            ready(c, app)
+
+    await _run_beside(app, tick(), pre_run)
+    return Outcome()

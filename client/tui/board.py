@@ -15,9 +15,11 @@ __all__ = ["rows_panel", "players_panel", "pool_columns"]
 
 
 # ---------------------------------------------------------------- rows
-def rows_panel(c: Controller, width: int = 80, max_lines: int | None = None) -> Frags:
+def rows_panel(c: Controller, width: int = 80, max_lines: int | None = None,
+               big: bool = False) -> Frags:
     """The four rows (the resolution step marked), then this turn's plays, the commits,
-    the round's result or the final ranking."""
+    the round's result or the final ranking. ``big``: cards drawn as boxes, three
+    lines a row (large terminals)."""
     m = c.model
     d = m.decision
     if m.phase == "draft" or (d is not None and d.kind == DRAFT):
@@ -28,13 +30,13 @@ def rows_panel(c: Controller, width: int = 80, max_lines: int | None = None) -> 
         return [("class:dim", "  The rows are dealt when the round begins.\n")]
     out: Frags = []
     for i in range(len(m.rows)):
-        out.extend(_row_line(c, i, width))
+        out.extend(_row_line(c, i, width, big))
         out.append(("", "\n"))
     out.extend(_table_lines(c, width))
     return out
 
 
-def _row_line(c: Controller, i: int, width: int) -> Frags:
+def _row_line(c: Controller, i: int, width: int, big: bool = False) -> Frags:
     m, ui = c.model, c.ui
     d = m.decision
     step = m.step
@@ -50,15 +52,19 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
                                                      else "class:row.label")
     out.append(("class:row.cursor" if cursor else "", "▶" if cursor else " "))
     out.append((label_style, f"[{i + 1}]" if legal else f" {i + 1} "))
-    out.append(("class:dim", "│"))
+    out.append(("class:dim", " " if big else "│"))
 
     # (card, style, bracketed): what the row shows in its slots
     slots: list[tuple[int, str, bool]] = []
+    low = False
     if taking and step is not None:
         old = [(card, "class:row.taken", False) for card in step.taken]
-        new = [(step.card, "class:card.placed", True)] if step.card is not None else []
-        # a card lower than every row goes before the row it takes; a sixth card after it
-        slots = new + old if step.card is not None and step.card < step.taken[0] else old + new
+        # a sixth card is drawn after the row it takes; a card lower than every row is
+        # not drawn in it (it was never part of it): the note names it
+        low = step.card is not None and step.card < step.taken[0]
+        new = [(step.card, "class:card.placed", True)] if step.card is not None and not low \
+            else []
+        slots = old + new
         cost = step.bullheads
     else:
         row = m.rows[i]
@@ -69,10 +75,14 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
             ghost = (d.card, "class:tie.cursor", True)
             slots.insert(0, ghost) if tie_at.end == "left" else slots.append(ghost)
         cost = row_bullheads(row)
-    for card, style, bracketed in slots:
-        out.extend(slot(card, style, bracketed))
-    for _ in range(len(slots), MAX_ROW + 1):
-        out.append(("class:row.empty", "   ·  "))
+    lead = frags_width(out)
+    if big:
+        top, bottom = _big_slots(slots, out)
+    else:
+        for card, style, bracketed in slots:
+            out.extend(slot(card, style, bracketed))
+        for _ in range(len(slots), MAX_ROW + 1):
+            out.append(("class:row.empty", "   ·  "))
     out.append(("class:dim", "│"))
     out.append((_heat_style(cost), f"{cost:>3}"))
     room = width - frags_width(out) - 2
@@ -80,6 +90,8 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
         who = m.words.subject(step.seat)
         verb = m.words.verb(step.seat, "takes", "take")
         note = f"◀ {who} {verb} it: +{step.bullheads}"
+        if low and step.card is not None:
+            note = f"◀ {who} {verb} it with [{step.card}]: +{step.bullheads}"
         if get_cwidth(note) > room:
             note = f"◀ {who[:max(3, room - 8)]} +{step.bullheads}"
         out.append(("class:row.takenote", " " + note))
@@ -93,7 +105,28 @@ def _row_line(c: Controller, i: int, width: int) -> Frags:
         out.append(("class:row.cursor", " ◀ Enter takes this row"))
     elif cursor and d is not None and room >= 8:
         out.append(("class:row.cursor", " ◀ Enter"))
+    if big:
+        return [("", " " * lead), *top, ("", "\n"), *out, ("", "\n"), ("", " " * lead),
+                *bottom]
     return out
+
+
+def _big_slots(slots: list[tuple[int, str, bool]], middle: Frags) -> tuple[Frags, Frags]:
+    """Cards as boxes, 7 columns each: the middle line goes on ``middle``; returns the
+    top and bottom lines. A marked card (placed, the cursor) has a heavy box."""
+    top: Frags = []
+    bottom: Frags = []
+    for card, style, marked in slots:
+        (h, v, corners) = ("━", "┃", "┏┓┗┛") if marked else ("─", "│", "┌┐└┘")
+        box = style or "class:card.box"
+        top.append((box, f"{corners[0]}{h * 4}{corners[1]} "))
+        middle.extend([(box, v), card_chip(card, style), (box, v + " ")])
+        bottom.append((box, f"{corners[2]}{h * 4}{corners[3]} "))
+    for _ in range(len(slots), MAX_ROW + 1):
+        top.append(("", " " * 7))
+        middle.append(("class:row.empty", "   ·   "))
+        bottom.append(("", " " * 7))
+    return top, bottom
 
 
 def _heat_style(cost: int) -> str:
@@ -183,8 +216,8 @@ def _ranking(c: Controller, width: int) -> Frags:
     for k, seat in enumerate(order):
         place = res.places[seat]
         name = ("you" if seat == m.seat else m.name_of(seat))[:16]
-        mark = "★" if place == 1 else " "
-        text = f"  {mark}{place:>2}. {name:<16} {m.display_total(seat):>4}"
+        won = " won" if place == 1 else ""  # (★ is the host, everywhere)
+        text = f"  {place:>2}. {name[:14]:<14} {m.display_total(seat):>4}{won}"
         line = k % per_col
         cells[line].append(("class:winner" if place == 1 else
                             ("class:seat.me" if seat == m.seat else ""), f"{text:<30}"))

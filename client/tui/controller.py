@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from nimmt import protocol as P
 from nimmt.protocol import Message
@@ -45,6 +45,7 @@ class StartPlan:
     resumed: bool = False  # the saved session was taken back: the seat comes back
     had_session: bool = False  # a saved session was offered (resumed or not)
     bot_level: str = DEFAULT_BOT_LEVEL  # the level of the bots added ("a", the new-table form)
+    spectator: bool = False  # connected as a spectator: tables are watched, never joined
 
 
 class Controller:
@@ -63,11 +64,16 @@ class Controller:
         #: whether the terminal is big enough to show the table (set by the screen):
         #: keys that decide do nothing when it is not
         self.fits: Callable[[], bool] = lambda: True
+        #: a replay being shown (``nimmt-client --replay``), or None
+        self.replay: Any = None
         self._chat_backlog: list[str] = []
         self._welcomed = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._plan_done = False
-        self._bots_to_add = 0
+        # the level of the bots that fill the empty seats when you start the table you
+        # created (the new-table form's choice; None: ask first)
+        self._fill_level: str | None = None
+        self._creating: str | None = None  # the fill level of the table being created
         self.bot_level = self.plan.bot_level
 
     # ------------------------------------------------------------------ sending
@@ -124,12 +130,12 @@ class Controller:
                    and m.watching and m.table is not None else None)
         m.apply(msg)
         if isinstance(msg, LinkLost):
-            self.status("Connection lost — reconnecting…", "error", None)
+            self.ui.status = None  # the title, the decision bar and the log say it, once
         elif isinstance(msg, LinkRestored):
             self.on_welcome(msg.welcome)
-            self.status("Reconnected." if msg.welcome.resumed
-                        else "Reconnected as a new session: the server had forgotten you.",
-                        "ok")
+            if not msg.welcome.resumed:  # (a resume: the log says "Reconnected.")
+                self.status("Reconnected as a new session: the server had forgotten you.",
+                            "ok")
             if not msg.welcome.resumed:
                 self.send(P.ListTables())
             if rewatch is not None:
@@ -139,9 +145,11 @@ class Controller:
             self._chat_backlog.clear()
         elif isinstance(msg, P.Error):
             if msg.request == "create_table":
-                self._bots_to_add = 0
+                self._creating = None
             if msg.code != "bad_token":
                 hint = error_hint(msg.code)
+                if "Press w" in hint and (m.table is not None or self.plan.spectator):
+                    hint = ""  # w watches from the lobby; a spectator only watches
                 self.status(f"{msg.message or code_words(msg.code)}. {hint}".strip(), "error")
         elif isinstance(msg, P.TableList):
             self._clamp_lobby()
@@ -153,26 +161,35 @@ class Controller:
             self.status(f"Welcome back: you are at table {msg.table.table_id} again ({where}).",
                         "ok")
         elif isinstance(msg, P.Seated):
-            for i in range(self._bots_to_add):
-                self.send(P.AddBot(strategy=self.bot_level, name=self._bot_name(i)))
-            self._bots_to_add = 0
+            if self._creating is not None:  # the table we asked for
+                self._fill_level, self._creating = self._creating, None
             if self.plan.solo and msg.table.status == "waiting":
                 # the --bots table starts by itself when we sit down; if it has not
                 # started a moment later, start it ourselves
                 asyncio.get_running_loop().call_later(SOLO_START_AFTER, self._solo_start)
         elif isinstance(msg, P.Left):
+            self._fill_level = None
+            self.ui.sheet_open = False
             self.ui.armed = None
             self.ui.status = None  # "Leave the game? … Press L again." is over
             self.send(P.ListTables())
         elif isinstance(msg, P.CommitAccepted):
-            if not m.notices:  # (else the autopilot chose it: the notice says so)
+            if not m.notices and not self._asking():  # (a notice: the autopilot chose)
                 self.status(f"Committed {msg.card}.", "ok")
         elif isinstance(msg, P.TurnStarted):
-            self.ui.status = None
+            if not self._asking():  # ("Quit? … press q again" stays its 3 s)
+                self.ui.status = None
             self._clamp_hand()
-        elif isinstance(msg, P.GameOver | P.RoundStarted):
+        elif isinstance(msg, P.RoundScored | P.GameOver):
+            if not self.ui.help_open and not self.ui.chat_open:
+                self.ui.sheet_open = True
+                self.ui.sheet_auto = isinstance(msg, P.RoundScored)
+            if isinstance(msg, P.GameOver):
+                self.ui.armed = None
+                self.ui.status = None  # "You take row 3." belongs to the game that ended
+        elif isinstance(msg, P.RoundStarted):
             self.ui.armed = None
-            self.ui.status = None  # "You take row 3." belongs to the game that ended
+            self.ui.status = None
         elif isinstance(msg, P.RowChoiceRequest):
             self.ui.row_cursor = min(msg.rows, key=lambda r: (m.row_cost(r), r))
         elif isinstance(msg, P.TieChoiceRequest):
@@ -184,6 +201,11 @@ class Controller:
         for notice in m.notices:
             self.status(notice.text, notice.kind)
         m.notices.clear()
+
+    def _asking(self) -> bool:
+        """Whether a question ("Quit? … press q again") is on the status line: a
+        message's confirmation does not push it away (the log has the message)."""
+        return self.ui.armed is not None and self.clock() <= self.ui.armed_until
 
     def _too_small(self) -> bool:
         """True (and says so) when the screen cannot show the table: no blind moves."""
@@ -220,6 +242,10 @@ class Controller:
         """←/→ (h/l): the card, place or draft pick under the cursor; form values."""
         if self._too_small():
             return
+        if self.replay is not None:
+            self.replay.step(delta)
+            self._replayed()
+            return
         ui, d = self.ui, self.model.decision
         if ui.form is not None:
             ui.form.change(delta)
@@ -239,7 +265,12 @@ class Controller:
         if self._too_small():
             return
         ui, d = self.ui, self.model.decision
-        if ui.form is not None:
+        if ui.help_open:
+            ui.help_scroll = max(0, ui.help_scroll + delta)  # the screen clamps it
+        elif self.replay is not None:
+            self.replay.round_step(delta)
+            self._replayed()
+        elif ui.form is not None:
             ui.form.move(delta)
         elif self.model.table is None:
             n = len(self.model.tables)
@@ -257,13 +288,19 @@ class Controller:
         if self._too_small():
             return
         ui, m = self.ui, self.model
+        if self.replay is not None:
+            self.replay.toggle()
+            return
         if ui.form is not None:
             self.create_table()
             return
         if m.table is None:
-            self.join_selected()
+            if self.plan.spectator:
+                self.watch_selected()
+            else:
+                self.join_selected()
             return
-        if m.watching and m.table.status != "playing":
+        if m.watching and m.table.status != "playing" and not self.plan.spectator:
             self.take_seat()
             return
         d = m.decision
@@ -284,7 +321,9 @@ class Controller:
             return
         d = self.model.decision
         row = number - 1
-        if d is not None and d.kind == ROW:
+        if self.replay is not None:
+            self.status("A replay: ←/→ step, Space plays.", "info")
+        elif d is not None and d.kind == ROW:
             if row in d.rows:
                 self._answer(d, row)
             else:
@@ -309,6 +348,8 @@ class Controller:
             return
         self.model.answered(d)
         self.send(msg)
+        if self.ui.sheet_auto:  # the round's sheet stays until you play on
+            self.ui.sheet_open = self.ui.sheet_auto = False
         if d.kind == ROW:
             self.status(f"You take row {int(choice) + 1}.", "ok")  # type: ignore[arg-type]
 
@@ -364,7 +405,11 @@ class Controller:
         if self.model.table is not None:
             self.status("Leave your table first (L).", "info")
             return
+        if self.plan.spectator:
+            self.status("A spectator watches tables: it cannot create one.", "info")
+            return
         self.ui.form = CreateForm()
+        self.ui.form.values["bot_level"] = self.bot_level
 
     def close_form(self) -> None:
         self.ui.form = None
@@ -374,7 +419,8 @@ class Controller:
         if form is None:
             return
         name = f"{self.model.my_name}'s table" if self.model.my_name else ""
-        self._bots_to_add = form.bots
+        self._creating = form.fill_level
+        self.bot_level = str(form.values["bot_level"])
         self.ui.form = None
         self.send(P.CreateTable(options=form.options(), name=name[:40]))
 
@@ -416,8 +462,25 @@ class Controller:
             self.send(P.RemoveBot(seat=bots[-1]))
 
     def start_game(self) -> None:
+        """s: start; the empty seats are filled with bots first (as the new-table form
+        said, or once s is pressed again)."""
         if self._too_small():
             return
+        m = self.model
+        t = m.table
+        empty = sum(s is None for s in t.seats) if t is not None else 0
+        if t is not None and empty and m.is_host and not m.in_game:
+            level = self._fill_level
+            if level is None:
+                if not self._confirm("fill"):
+                    seats = "1 seat is" if empty == 1 else f"{empty} seats are"
+                    self.status(f"{seats} empty: press s again to fill them with "
+                                f"{self.bot_level} bots and start (or wait for friends).",
+                                "info", CONFIRM_SECONDS)
+                    return
+                level = self.bot_level
+            for k in range(empty):
+                self.send(P.AddBot(strategy=level, name=self._bot_name(k)))
         self.send(P.Start())
 
     def take_seat(self) -> None:
@@ -443,7 +506,7 @@ class Controller:
     def quit(self) -> None:
         """q or Ctrl-C: in a game, only when pressed twice."""
         m = self.model
-        if m.in_game and not m.watching and not self._confirm("quit"):
+        if self.replay is None and m.in_game and not m.watching and not self._confirm("quit"):
             if self.plan.solo:
                 text = "Quit? This ends your solo game (its server stops). Press q again."
             else:
@@ -459,6 +522,37 @@ class Controller:
             return True
         ui.armed, ui.armed_until = what, now + CONFIRM_SECONDS
         return False
+
+    # -- replays -------------------------------------------------------------------
+    def _replayed(self) -> None:
+        """The replay moved: show its model (the sheet as the step leaves it)."""
+        replay = self.replay
+        assert replay is not None
+        self.model = replay.model
+        last = replay.messages[replay.steps[replay.position] - 1]
+        self.ui.sheet_open = last.TYPE in ("round_scored", "game_over") and \
+            not self.ui.help_open
+
+    def replay_speed(self, delta: int) -> None:
+        """+ and -: a replay plays faster or slower."""
+        if self.replay is not None:
+            self.replay.faster(delta)
+            self.status(f"Replay speed: {self.replay.speed:g} steps a second.", "info")
+
+    def replay_edge(self, end: bool) -> None:
+        """Home and End: a replay's first or last step."""
+        if self.replay is not None:
+            self.replay.go(len(self.replay.steps) - 1 if end else 0)
+            self._replayed()
+
+    def replay_tick(self) -> bool:
+        """A playing replay's next step is due (the app calls it each 1/speed s)."""
+        replay = self.replay
+        if replay is None or not replay.playing:
+            return False
+        replay.step(+1)
+        self._replayed()
+        return True
 
     # -- chat and panels ----------------------------------------------------------
     def send_chat(self, text: str) -> None:
@@ -476,6 +570,25 @@ class Controller:
 
     def toggle_help(self) -> None:
         self.ui.help_open = not self.ui.help_open
+        self.ui.help_scroll = 0
+
+    def toggle_sheet(self) -> None:
+        """t: the score sheet (bullheads per seat per round), at a table."""
+        if self.model.table is None:
+            self.status("The score sheet is at a table.", "info")
+            return
+        self.ui.sheet_open = not self.ui.sheet_open
+        self.ui.sheet_auto = False
+
+    def close_overlay(self) -> bool:
+        """Esc: close the help or the score sheet; False when neither was open."""
+        if self.ui.help_open:
+            self.ui.help_open = False
+        elif self.ui.sheet_open:
+            self.ui.sheet_open = self.ui.sheet_auto = False
+        else:
+            return False
+        return True
 
     def scroll_log(self, delta: int) -> None:
         self.ui.log_back = max(0, min(self.ui.log_back + delta, len(self.model.log) - 1))

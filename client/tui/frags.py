@@ -44,17 +44,18 @@ def slot(card: int, style: str = "", marked: bool = False, after: str = " ") -> 
     return [("", " " * (4 - len(core))), (style, "["), (chip_style, core), (style, "]")]
 
 
-def clock_text(seconds: float | None, hot: bool = False, unknown: bool = False
-               ) -> tuple[str, str]:
+def clock_text(seconds: float | None, hot: bool = False, unknown: bool = False,
+               extra: bool = False) -> tuple[str, str]:
     """The countdown; ``hot`` (the server's deadline warning came) or 5 s left: in red;
-    ``unknown``: the link is down, the server's clock cannot be read."""
+    ``unknown``: the link is down, the server's clock cannot be read; ``extra``: the
+    time given is up and this is your time bank."""
     if unknown:
         return ("class:clock", " ⏱ ?:?? paused ")
     if seconds is None:
         return ("", "")
     s = int(seconds + 0.999)
     style = "class:clock.hot" if hot or seconds <= 5 else "class:clock"
-    return (style, f" ⏱ {s // 60}:{s % 60:02d} ")
+    return (style, f" ⏱ {'extra ' if extra else ''}{s // 60}:{s % 60:02d} ")
 
 
 def frags_width(frags: Frags) -> int:

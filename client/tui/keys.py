@@ -1,7 +1,8 @@
 """Key bindings: every key calls one :class:`~nimmt.client.tui.controller.Controller` action.
 
 Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j) move in
-lists. Table: a add bot, b bot level, x remove bot, s start, L leave. Lobby: Enter join, w watch,
+lists, t the score sheet. Table: a add bot, b bot level, x remove bot, s start, L leave.
+Lobby: Enter join, w watch,
 n new table, r refresh. Everywhere: c or / chat, ? help, PgUp/PgDn log, q or Ctrl-C
 quit (in a game: press twice).
 """
@@ -30,6 +31,7 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     lobby = Condition(lambda: c.model.table is None)
     at_table = ~lobby
     helping = Condition(lambda: ui.help_open)
+    replaying = Condition(lambda: c.replay is not None)
 
     def act(*keys: str, filter: Filter | None = None) -> Callable[[Handler], Handler]:
         """Bind ``keys`` (when the chat line is closed, and ``filter``) to a handler."""
@@ -77,7 +79,13 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         c.refresh()
 
-    # at a table
+    # at a table (a replay too): the score sheet
+    @act("t", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.toggle_sheet()
+
+    at_table = at_table & ~replaying  # a replay is only watched: nothing to add or start
+
     @act("a", filter=at_table)
     def _(e: KeyPressEvent) -> None:
         c.add_bot()
@@ -94,6 +102,22 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         c.start_game()
 
+    @act("+", "=", filter=replaying)
+    def _(e: KeyPressEvent) -> None:
+        c.replay_speed(+1)
+
+    @act("-", filter=replaying)
+    def _(e: KeyPressEvent) -> None:
+        c.replay_speed(-1)
+
+    @act("home", "g", filter=replaying)
+    def _(e: KeyPressEvent) -> None:
+        c.replay_edge(end=False)
+
+    @act("end", "G", filter=replaying)
+    def _(e: KeyPressEvent) -> None:
+        c.replay_edge(end=True)
+
     @act("L", filter=at_table)
     def _(e: KeyPressEvent) -> None:
         c.leave()
@@ -101,11 +125,17 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     # everywhere
     @act("pageup")
     def _(e: KeyPressEvent) -> None:
-        c.scroll_log(+5)
+        if ui.help_open:
+            c.vertical(-screen.help_body_height())
+        else:
+            c.scroll_log(+5)
 
     @act("pagedown")
     def _(e: KeyPressEvent) -> None:
-        c.scroll_log(-5)
+        if ui.help_open:
+            c.vertical(+screen.help_body_height())
+        else:
+            c.scroll_log(-5)
 
     @act("c", "/", filter=~form)
     def _(e: KeyPressEvent) -> None:
@@ -119,9 +149,7 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
 
     @act("escape")
     def _(e: KeyPressEvent) -> None:
-        if ui.help_open:
-            ui.help_open = False
-        elif ui.form is not None:
+        if not c.close_overlay() and ui.form is not None:
             c.close_form()
 
     @act("q", filter=~helping)

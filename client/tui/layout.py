@@ -36,9 +36,10 @@ from prompt_toolkit.layout import (
     Window,
 )
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame
 
-from . import render
+from . import render, sheets
 from .controller import Controller
 from .render import MIN_COLUMNS, MIN_LINES, frags_height
 
@@ -49,12 +50,13 @@ WIDE = 100
 #: From this width on, the event log has its own column on the right.
 LOG_ASIDE = 150
 PLAYERS_ASIDE_WIDTH = 36
-#: Width of the table's column when the log is beside it.
-MAIN_ASIDE_WIDTH = 110
-
-
-def _lines(frags: StyleAndTextTuples) -> int:
-    return sum(frag[1].count("\n") for frag in frags) + 1
+#: Width of the table's column when the log is beside it (what the rows, their notes
+#: and the players use): the log takes the rest.
+MAIN_ASIDE_WIDTH = 104
+SHEET_TITLE = "Score sheet: bullheads per round"
+#: From this size on, the cards are drawn bigger (boxes, three lines a row).
+BIG_COLUMNS = 120
+BIG_LINES = 36
 
 
 class Screen:
@@ -66,6 +68,7 @@ class Screen:
         #: the terminal's size; the application sets it to its output's get_size
         self.size: Callable[[], Size] = lambda: Size(rows=24, columns=80)
         self.chat = Buffer(multiline=False, name="chat")
+        self._log_line_count = 1  # lines of the log as last drawn (wrapped)
         ctl = FormattedTextControl
         cols = lambda: self.size().columns  # noqa: E731
 
@@ -100,7 +103,7 @@ class Screen:
         self.hand = Window(text(hand_text), wrap_lines=True,
                            height=fit(hand_text, self.main_width))
         self.log_window = Window(
-            ctl(lambda: render.log_lines(c), focusable=True, show_cursor=False,
+            ctl(self._log_text, focusable=True, show_cursor=False,
                 get_cursor_position=self._log_end),
             wrap_lines=True, height=Dimension(min=1))
         log_title = Window(text(lambda: render.log_title(c, self.log_width())), height=1)
@@ -120,8 +123,10 @@ class Screen:
                   title=lambda: "New table: ↑/↓ choose, ←/→ change, Enter create"
                   if c.ui.form is not None else "Tables"),
             ConditionalContainer(self.prompt, filter=Condition(lambda: c.ui.form is None)),
-            Window(text(lambda: render.log_title(c, cols())), height=1),
-            HSplit([self.log_window], height=Dimension(min=1, max=10)),
+            ConditionalContainer(HSplit([  # the form needs every line at 60×20
+                Window(text(lambda: render.log_title(c, cols())), height=1),
+                HSplit([self.log_window], height=Dimension(min=1, max=10)),
+            ]), filter=Condition(lambda: c.ui.form is None)),
         ])
 
         # -- too small
@@ -134,7 +139,7 @@ class Screen:
             VSplit([Window(ctl([("class:chat.prompt", " Say: ")]), width=6),
                     self.chat_window]),
             filter=Condition(lambda: c.ui.chat_open))
-        status_text = lambda: render.status_line(c)  # noqa: E731
+        status_text = lambda: render.status_line(c, cols())  # noqa: E731
         keys_text = lambda: render.keys_line(c, cols())  # noqa: E731
         self._status_text, self._keys_text = status_text, keys_text
         self._prompt_text, self._hand_text = prompt_text, hand_text
@@ -151,11 +156,82 @@ class Screen:
             ]), filter=fits),
         ])
         help_float = Float(ConditionalContainer(
-            Frame(Window(ctl(render.help_text()), width=Dimension(max=60),
-                         height=Dimension(max=_lines(render.help_text()))), title="Help"),
-            filter=Condition(lambda: c.ui.help_open) & fits), top=1, bottom=1)
-        self.root = FloatContainer(root, floats=[help_float])
+            Frame(HSplit([
+                Window(text(self._help_body), wrap_lines=False,
+                       height=lambda: Dimension.exact(self.help_body_height())),
+                Window(text(self._help_foot), height=1, style="class:dim"),
+            ], width=lambda: Dimension.exact(self.overlay_width() - 2)),
+                title=self._help_title),
+            filter=Condition(lambda: c.ui.help_open) & fits), top=1)
+        sheet_float = Float(ConditionalContainer(
+            Frame(HSplit([
+                Window(text(lambda: sheets.score_lines(c, self.overlay_width() - 2)),
+                       wrap_lines=False,
+                       height=lambda: Dimension.exact(min(
+                           self.overlay_body_limit(),
+                           frags_height(sheets.score_lines(c, self.overlay_width() - 2),
+                                        self.overlay_width())))),
+                Window(text(self._sheet_foot), height=1, style="class:dim"),
+            ], width=lambda: Dimension.exact(self.sheet_width())),
+                title=lambda: SHEET_TITLE),
+            filter=Condition(lambda: c.ui.sheet_open and not c.ui.help_open
+                             and c.model.table is not None) & fits),
+            bottom=2)  # over the log, above the status and key lines: the rows stay in view
+        self.root = FloatContainer(root, floats=[sheet_float, help_float])
         self.layout = Layout(self.root, focused_element=self.log_window)
+
+    # -- overlays -----------------------------------------------------------------
+    def overlay_width(self) -> int:
+        """The help's and the score sheet's width, frame included."""
+        return max(20, min(66, self.size().columns - 2))
+
+    def sheet_width(self) -> int:
+        """The score sheet's inner width: what its lines need, within the overlay's."""
+        lines = "".join(t for _, t, *_ in sheets.score_lines(self.c, self.overlay_width() - 2))
+        foot = "".join(t for _, t, *_ in self._sheet_foot())
+        need = max(get_cwidth(line) for line in [foot, *lines.split("\n")]) + 2
+        need = max(need, get_cwidth(SHEET_TITLE) + 6)  # the frame's title fits too
+        return min(self.overlay_width() - 2, need)
+
+    def overlay_body_limit(self) -> int:
+        """Lines an overlay's body may take: the title and key lines stay visible."""
+        return max(3, self.size().rows - 6)
+
+    def _help_lines(self) -> list[str]:
+        return sheets.help_lines(self.c, self.overlay_width() - 3)
+
+    def help_body_height(self) -> int:
+        return max(1, min(len(self._help_lines()), self.overlay_body_limit()))
+
+    def _help_body(self) -> StyleAndTextTuples:
+        lines = self._help_lines()
+        height = self.help_body_height()
+        ui = self.c.ui
+        ui.help_scroll = max(0, min(ui.help_scroll, len(lines) - height))
+        return [("class:help", "\n".join(lines[ui.help_scroll:ui.help_scroll + height]))]
+
+    def _help_foot(self) -> StyleAndTextTuples:
+        lines, height = len(self._help_lines()), self.help_body_height()
+        if lines <= height:
+            return [("", " ? or Esc closes this help.")]
+        first = self.c.ui.help_scroll + 1
+        return [("", f" ? or Esc closes · ↑/↓ PgUp/PgDn: lines {first}–"
+                 f"{first + height - 1} of {lines}")]
+
+    def _help_title(self) -> str:
+        """"Help", and while it covers the table, whether you must decide and the clock."""
+        m = self.c.model
+        d = m.decision
+        if d is None or (d.kind == "commit" and d.committed is not None):
+            return "Help"
+        left = m.seconds_left(self.clock())
+        if m.untimed or left is None:
+            return "Help · your turn (untimed)"
+        return f"Help · your turn: {int(left + 0.999)} s left"
+
+    def _sheet_foot(self) -> StyleAndTextTuples:
+        more = " (so does your next move)" if self.c.ui.sheet_auto else ""
+        return [("", f" t or Esc closes{more}")]
 
     # -- sizes --------------------------------------------------------------------
     def fits(self) -> bool:
@@ -185,7 +261,12 @@ class Screen:
     def _rows_text(self) -> StyleAndTextTuples:
         width = self.rows_width()
         self.c.ui.pool_columns = render.pool_columns(width)  # ↑/↓ move by a shown line
-        return render.rows_panel(self.c, width, self.rows_budget())
+        return render.rows_panel(self.c, width, self.rows_budget(), self.big_cards())
+
+    def big_cards(self) -> bool:
+        """Large terminals get bigger cards (boxes, three lines a row)."""
+        size = self.size()
+        return size.columns >= BIG_COLUMNS and size.rows >= BIG_LINES
 
     def rows_budget(self) -> int:
         """Lines the rows panel (or the draft pool) may take: what the rest leaves."""
@@ -243,13 +324,18 @@ class Screen:
 
     def _lobby_text(self) -> StyleAndTextTuples:
         if self.c.ui.form is not None:
-            return render.form_panel(self.c)
-        return render.lobby_panel(self.c)
+            return render.form_panel(self.c, self.size().columns - 2)
+        return render.lobby_panel(self.c, self.size().columns - 2)
+
+    def _log_text(self) -> StyleAndTextTuples:
+        width = self.size().columns if self.c.model.table is None else self.log_width()
+        frags = render.log_lines(self.c, width)
+        self._log_line_count = sum(t.count("\n") for _, t, *_ in frags) + 1
+        return frags
 
     def _log_end(self) -> Point:
         """Keep the log scrolled to its last line (or as far back as PgUp went)."""
-        shown = len(self.c.model.log) - self.c.ui.log_back
-        return Point(0, max(0, shown - 1))
+        return Point(0, max(0, self._log_line_count - 1))
 
     def focus_chat(self) -> None:
         self.layout.focus(self.chat_window)

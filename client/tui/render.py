@@ -18,7 +18,7 @@ from nimmt import protocol as P
 
 from ..cards import MAX_ROW, row_bullheads
 from ..decisions import COMMIT, DRAFT, ROW, TIE
-from ..words import place_text
+from ..words import place_text, rules_words
 from .board import players_panel, pool_columns, rows_panel
 from .controller import Controller
 from .frags import (
@@ -34,42 +34,61 @@ from .frags import (
     plural,
     slot,
 )
+from ..model_state import UNTIMED
+from .sheets import wrap
 from .state import FORM_FIELDS
 
 __all__ = [
     "card_chip", "slot", "title_bar", "rows_panel", "players_panel", "prompt_line", "hand_line",
     "log_lines", "log_title", "lobby_panel", "form_panel", "status_line", "keys_line",
-    "help_text", "clock_text", "too_small", "frags_height", "MIN_COLUMNS", "MIN_LINES",
+    "clock_text", "too_small", "frags_height", "MIN_COLUMNS", "MIN_LINES",
     "PLAYER_WIDTH", "ROWS_WIDTH", "pool_columns",
 ]
 
 
 # ---------------------------------------------------------------- title
 def title_bar(c: Controller, width: int = 200) -> Frags:
-    """Who you are, where, the round and turn; the table's name goes when narrow."""
-    full = _title(c, with_name=True)
-    return full if frags_width(full) <= width else _title(c, with_name=False)
+    """Who you are, where, the rules in force, the round and turn; when narrow the
+    table's name goes first, then the words are shortened."""
+    for with_name, short in ((True, False), (False, False), (False, True)):
+        title = _title(c, with_name, short)
+        if frags_width(title) <= width:
+            break
+    return title
 
 
-def _title(c: Controller, with_name: bool) -> Frags:
+def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
     m = c.model
     out: Frags = [("class:title.app", " nimmt ")]
-    out.append(("class:title.online", " ● ") if m.online else
-               ("class:title.offline", " ○ reconnecting… "))
-    name = m.name_of(m.seat) if m.seat is not None else m.my_name
-    if name:
-        out.append(("class:title.name", name))
+    if c.replay is not None and m.table is not None:
+        out.append(("class:title.watch", " replay "))
+        label = f"“{m.table.name}”" if m.table.name and with_name else m.table.table_id
+        out.append(("class:title", ("" if short else "of ") + label))
+    else:
+        out.append(("class:title.online", " ● ") if m.online else
+                   ("class:title.offline", " ○ reconnecting… "))
+        name = m.name_of(m.seat) if m.seat is not None else m.my_name
+        if name:
+            out.append(("class:title.name", name))
     if m.table is not None:
-        out.append(("class:title", f" · table {m.table.table_id}"
-                    + (f" “{m.table.name}”" if m.table.name and with_name else "")))
-        if m.watching:
-            out.append(("class:title.watch", " · watching"))
+        if c.replay is None:
+            out.append(("class:title", (" · " if short else " · table ") + m.table.table_id
+                        + (f" “{m.table.name}”" if m.table.name and with_name else "")))
+            if m.watching:
+                out.append(("class:title.watch", " · watching"))
+        rules = rules_words(m.table.options)
+        if m.untimed:
+            rules.append("untimed")
+        if short:
+            rules = [w.replace(" pts", "").replace(" rounds", "r").replace(" round", "r")
+                     .replace("untimed", "∞") for w in rules]
+        out.append(("class:title.rules", " · " + " · ".join(rules)))
         if m.phase == "over":
             out.append(("class:title", " · game over"))
         elif m.phase == "waiting":
             out.append(("class:title", " · waiting to start"))
         elif m.round:
-            out.append(("class:title", f" · round {m.round}"))
+            out.append(("class:title", f" · {'r' if short else 'round '}{m.round}"))
             if m.turn:
                 out.append(("class:title", f" · turn {m.turn}/10"))
     else:
@@ -81,8 +100,13 @@ def _title(c: Controller, with_name: bool) -> Frags:
 def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
     """The decision bar: what you must do now, or whom the table waits for, and the clock."""
     m = c.model
-    clock = clock_text(m.seconds_left(now), hot=m.hurry, unknown=m.clock_unknown)
+    clock = clock_text(None if m.untimed or c.replay is not None else m.seconds_left(now),
+                       hot=m.hurry, unknown=m.clock_unknown and not m.untimed,
+                       extra=m.extra_time and m.hurry)
     d = m.decision
+    if c.replay is not None:
+        return [("class:prompt.other", _after(f"{c.replay.text()} · {_waiting_text(c)}",
+                                              width, 0))]
     if d is not None:
         if d.kind == COMMIT and d.committed is None:
             text = "Your move: choose a card with ←/→ and press Enter"
@@ -91,10 +115,9 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
             tail = f" · waiting for {', '.join(waiting)}" if waiting else ""
             text = f"Committed {d.committed} · Enter on another card replaces it{tail}"
         elif d.kind == ROW:
-            costs = "  ".join(f"{r + 1}:{m.row_cost(r)}" for r in sorted(d.rows))
-            text = f"Your {d.card} fits no row: press 1–4 to take one"
-            if width >= 90:
-                text += f" (bullheads {costs})"
+            costs = " · ".join(f"{r + 1}:\u00a0{plural(m.row_cost(r), 'bullhead')}"
+                               .replace(" ", "\u00a0") for r in sorted(d.rows))  # unbroken
+            text = f"Your {d.card} fits no row: press 1–4 to take one ({costs})"
         elif d.kind == TIE:
             options = " or ".join(_tie_place_text(c, p) for p in d.places)
             text = f"Your {d.card} may go {options}: ←/→ then Enter"
@@ -102,8 +125,15 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
             text = "Your draft pick: ←/→ ↑/↓ choose, Enter takes the card"
         style = "class:prompt.mine" if not (d.kind == COMMIT and d.committed) else \
             "class:prompt.done"
-        return [clock, (style, f" {text} ")]
-    return [clock, ("class:prompt.other", f" {_waiting_text(c)} ")]
+        return [clock, (style, _after(text, width, get_cwidth(clock[1])))]
+    return [clock, ("class:prompt.other", _after(_waiting_text(c), width, get_cwidth(clock[1])))]
+
+
+def _after(text: str, width: int, used: int) -> str:
+    """`` text`` wrapped at word boundaries to ``width``, its first line starting after
+    ``used`` columns (the clock)."""
+    lines = wrap(text, width - 1, indent=" " * (used + 1), more=" ")
+    return "\n".join([lines[0][used:], *lines[1:]]) + " "
 
 
 def _tie_place_text(c: Controller, place: P.Place) -> str:
@@ -118,6 +148,10 @@ def _waiting_text(c: Controller) -> str:
     m = c.model
     if not m.online and m.table is not None:
         return "Connection lost: reconnecting… (your seat and cards are kept)"
+    if c.replay is not None:
+        return {"resolve": "placing the cards", "scored": "the round is over",
+                "over": "the game is over", "commit": "the players choose"}.get(
+                    m.phase, "dealing")
     p = m.pending
     if p is not None and not p.mine:
         who = m.name_of(p.seat)
@@ -125,8 +159,12 @@ def _waiting_text(c: Controller) -> str:
                 DRAFT: "to pick a card"}.get(p.kind, "to decide")
         return f"Waiting for {who} {what}…"
     if m.table is None:
+        if c.plan.spectator:
+            return "Lobby (spectator): ↑/↓ choose a table · Enter watch"
         return "Lobby: ↑/↓ choose a table · Enter join · n new table"
     if m.watching:
+        if m.table.status == "waiting" and c.plan.spectator:
+            return "You are watching: the game has not started. L: back to the lobby"
         if m.table.status == "waiting":
             return "You are watching. Enter: take a free seat · L: back to the lobby"
         if m.phase == "over" or m.table.status == "over":
@@ -136,8 +174,9 @@ def _waiting_text(c: Controller) -> str:
         seats = m.table.seats
         if m.is_host:
             if None in seats:
-                return f"{sum(s is None for s in seats)} empty seat(s): a adds a bot, " \
-                       "or wait for friends · s starts when full"
+                empty = sum(s is None for s in seats)
+                return (f"{'1 empty seat' if empty == 1 else f'{empty} empty seats'}: wait "
+                        "for friends, or s fills them with bots and starts")
             return "Everyone is seated: press s to start"
         return "Waiting for the host to start the game…"
     if m.phase == "over":
@@ -159,6 +198,8 @@ def _waiting_text(c: Controller) -> str:
 def hand_line(c: Controller, width: int = 80) -> Frags:
     """Your hand: the card under the cursor in brackets, your commit marked ✔."""
     m, ui = c.model, c.ui
+    if c.replay is not None:
+        return [("class:dim", "  (a replay shows the cards as they are played)")]
     if m.watching:
         return [("class:dim", "  (spectator: no hand)")]
     label = "Picks " if m.phase == "draft" else "Hand "
@@ -192,14 +233,17 @@ def hand_line(c: Controller, width: int = 80) -> Frags:
 
 
 # ---------------------------------------------------------------- log
-def log_lines(c: Controller) -> Frags:
+def log_lines(c: Controller, width: int = 200) -> Frags:
+    """The event log (up to where PgUp scrolled it), each line wrapped at word
+    boundaries to ``width``, its continuation indented."""
     m = c.model
     lines = m.log[: len(m.log) - c.ui.log_back] if c.ui.log_back else m.log
     out: Frags = []
     for i, line in enumerate(lines):
         if i:
             out.append(("", "\n"))
-        out.append((f"class:log.{line.kind}", " " + line.text))
+        out.append((f"class:log.{line.kind}",
+                    "\n".join(wrap(line.text, width - 1, indent=" ", more="   "))))
     return out
 
 
@@ -215,12 +259,15 @@ def log_title(c: Controller, width: int = 80) -> Frags:
 
 
 # ---------------------------------------------------------------- lobby
-def lobby_panel(c: Controller) -> Frags:
+def lobby_panel(c: Controller, width: int = 200) -> Frags:
+    """The tables, one line each; the game and players column is abbreviated on
+    purpose to the width left ("Bob, Bot 1 +2 more")."""
     m, ui = c.model, c.ui
     id_width = max([5] + [len(t.table_id) for t in m.tables])  # ids grow: kqzd1 ... kqzd1234
-    out: Frags = [("class:panel.head",
-                   f"  {'Table':<{id_width}} {'Name':<20} {'Seats':<6} {'Status':<8} "
-                   "Game · players\n")]
+    name_w = 20 if width >= 76 else 12  # the name column gives way to the players
+    head = (f"  {'Table':<{id_width}} {'Name':<{name_w}} {'Seats':<6} {'Status':<8} "
+            "Game · players")
+    out: Frags = [("class:panel.head", head[:width] + "\n")]
     if not m.tables:
         out.append(("class:dim", "\n  No tables yet. Press n to create one.\n"))
         return out
@@ -238,20 +285,38 @@ def lobby_panel(c: Controller) -> Frags:
         style = "class:lobby.selected" if i == cursor else ""
         status_style = {"waiting": "class:lobby.waiting", "playing": "class:lobby.playing"}
         seats = f"{taken}/{len(t.seats)}"
-        out.append((style, f"{'▶' if i == cursor else ' '} {t.table_id:<{id_width}} {t.name[:20]:<20} "
-                           f"{seats:<6} "))
+        name = t.name if len(t.name) <= name_w else t.name[:name_w - 1] + "…"
+        head = f"{'▶' if i == cursor else ' '} {t.table_id:<{id_width}} {name:<{name_w}} {seats:<6} "
+        out.append((style, head))
         out.append((style or status_style.get(t.status, "class:dim"), f"{t.status:<8}"))
-        out.append((style, " " + ", ".join(variants)))
+        room = width - len(head) - 8
+        game = " " + ", ".join(v for v in variants if v)
         if t.spectators:
-            out.append((style or "class:dim", f" · {t.spectators} watching"))
-        names = ", ".join(s.name for s in t.seats if s is not None)
-        if names:
-            out.append((style or "class:dim", f" · {names}"))
+            game += f" · {t.spectators} watching"
+        players = _players_text(t, room - len(game))
+        if not players and any(t.seats) and room >= 17:  # the players matter more
+            game = game[:room - 13] + "…"
+            players = _players_text(t, room - len(game))
+        out.append((style, game[:room]))
+        out.append((style or "class:dim", players))
         out.append(("", "\n"))
     return out
 
 
-def form_panel(c: Controller) -> Frags:
+def _players_text(t: P.TableInfo, room: int) -> str:
+    """" · Bob, Bot 1, Cat" or, in ``room`` columns, " · Bob, Bot 1 +2 more"."""
+    names = [s.name for s in t.seats if s is not None]
+    for shown in range(len(names), 0, -1):
+        more = len(names) - shown
+        text = " · " + ", ".join(names[:shown]) + (f" +{more} more" if more else "")
+        if len(text) <= room:
+            return text
+    return f" · {len(names)} seated" if names and room >= 12 else ""
+
+
+def form_panel(c: Controller, width: int = 80) -> Frags:
+    """The new-table form: one line per option (label, value), then what the option
+    under the cursor means, wrapped at word boundaries."""
     form = c.ui.form
     if form is None:
         return []
@@ -263,38 +328,48 @@ def form_panel(c: Controller) -> Frags:
         elif isinstance(value, bool):
             shown = "yes" if value else "no"
         elif isinstance(value, float):
-            shown = f"{value:g}"
+            shown = "untimed" if f.key == "turn_time" and value >= UNTIMED else f"{value:g}"
         else:
             shown = str(value)
         sel = i == form.cursor
         style = "class:form.selected" if sel else ""
         out.append((style, f"{'▶' if sel else ' '} {f.label:<24}"))
-        out.append(("class:form.value" if sel else "", f" ◀ {shown:^9} ▶ "))
-        out.append(("class:dim", f"  {f.help}" + ("\n" if i < len(FORM_FIELDS) - 1 else "")))
+        out.append(("class:form.value" if sel else "", f" ◀ {shown:^9} ▶\n"))
+    text = FORM_FIELDS[form.cursor].help
+    out.append(("class:dim", "\n".join(wrap(text[0].upper() + text[1:] + ".", width - 2,
+                                              indent="  ", more="  "))))
     return out
 
 
 # ---------------------------------------------------------------- status, keys, help
-def status_line(c: Controller) -> Frags:
-    """The last confirmation or refusal ([] when there is none: the line goes away)."""
+def status_line(c: Controller, width: int = 200) -> Frags:
+    """The last confirmation or refusal ([] when there is none: the line goes away),
+    wrapped at word boundaries."""
     s = c.current_status()
     if s is None:
         return []
-    return [(f"class:status.{s.kind}", f" {s.text} ")]
+    return [(f"class:status.{s.kind}", "\n".join(wrap(s.text, width - 1)))]
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
-_OPTIONAL_KEYS: Final = ("chat", "refresh", "leave", "bot level", "remove bot", "watch",
-                         "cancel")
+_OPTIONAL_KEYS: Final = ("refresh", "leave", "bot level", "remove bot", "watch", "cancel",
+                         "round", "start/end", "scores", "chat")
 
 
 def keys_line(c: Controller, width: int = 200) -> Frags:
     """The key hints, on one line: the less needed ones go when it is narrow."""
     m, ui = c.model, c.ui
-    if ui.chat_open:
-        pairs: Sequence[tuple[str, str]] = (("Enter", "send"), ("Esc", "cancel"))
+    if c.replay is not None:
+        pairs: Sequence[tuple[str, str]] = (
+            ("←/→", "step"), ("↑/↓", "round"), ("Space", "play/pause"), ("+/-", "speed"),
+            ("Home/End", "start/end"), ("t", "scores"), ("?", "help"), ("q", "quit"))
+    elif ui.chat_open:
+        pairs = (("Enter", "send"), ("Esc", "cancel"))
     elif ui.form is not None:
         pairs = (("↑/↓", "field"), ("←/→", "change"), ("Enter", "create"), ("Esc", "cancel"))
+    elif m.table is None and c.plan.spectator:
+        pairs = (("↑/↓", "table"), ("Enter", "watch"), ("r", "refresh"), ("c", "chat"),
+                 ("?", "help"), ("q", "quit"))
     elif m.table is None:
         pairs = (("↑/↓", "table"), ("Enter", "join"), ("w", "watch"), ("n", "new table"),
                  ("r", "refresh"), ("c", "chat"), ("?", "help"), ("q", "quit"))
@@ -307,12 +382,13 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
             pairs = [("1–4", "take row"), ("←/→ Enter", "choose")]
         elif d is not None and d.kind in (TIE, DRAFT):
             pairs = [("←/→", "choose"), ("Enter", "confirm")]
-        elif m.watching and m.table.status == "waiting":
+        elif m.watching and m.table.status == "waiting" and not c.plan.spectator:
             pairs = [("Enter", "take a seat")]
         elif not m.in_game and m.is_host:
             pairs = [("a", f"add {c.bot_level} bot"), ("b", "bot level"), ("x", "remove bot"),
                      ("s", "start")]
-        pairs += [("c", "chat"), ("L", "leave"), ("?", "help"), ("q", "quit")]
+        pairs += [("c", "chat"), ("t", "scores"), ("L", "leave"), ("?", "help"),
+                  ("q", "quit")]
     pairs = list(pairs)
     for what in _OPTIONAL_KEYS:
         if sum(len(k) + len(w) + 4 for k, w in pairs) <= width:
@@ -323,41 +399,31 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
         out.append(("class:keys.key", f" {key} "))
         out.append(("class:keys", f" {what} "))
     return out
-HELP: Final = """\
- Each turn everyone chooses a card face down; then the
- cards are shown and placed lowest first, each after the
- row ending with the closest lower card. The 6th card of
- a row takes its 5 cards; a card lower than every row
- takes a row of its player's choice. Fewest bullheads win.
- Bullheads are the small numbers: 14¹ 15² 10³ 11⁵ 55⁷.
-
- ←/→  h/l   move in your hand   Enter  play that card
- 1–4        take that row (when your card fits none)
- ←/→ Enter  a tied place, a draft pick (↑/↓: a line)
- c  /       chat                PgUp/PgDn  event log
- L          leave the table     q  Ctrl-C  quit
- Lobby:  ↑/↓ table · Enter join · w watch · n new
-         table · r refresh
- Table:  a add bot · b bot level (easy, normal, hard)
-         x remove bot · s start (host)
-
- ? or Esc closes this help."""
-
-
-def help_text() -> Frags:
-    return [("class:help", HELP)]
 
 
 def too_small(c: Controller, columns: int, lines: int, missing: int = 0) -> Frags:
     """The whole screen when the terminal cannot show the table (``missing``: lines
     this table lacks at this size, when the terminal is above the minimum)."""
     if columns >= MIN_COLUMNS and lines >= MIN_LINES and missing > 0:
-        text = (f" This table needs {plural(missing, 'more line')} than this "
-                f"{columns}×{lines} terminal has. ")
+        text = (f"This table needs {plural(missing, 'more line')} than this "
+                f"{columns}×{lines} terminal has.")
     else:
-        text = (f" This terminal is {columns}×{lines}: nimmt needs at least "
-                f"{MIN_COLUMNS}×{MIN_LINES}. ")
-    return [("class:status.error", text),
-            ("", "\n\n Make the window larger to go on playing (nothing is\n"
-                 " played meanwhile; the autopilot plays at the deadline).\n\n q: quit\n\n"),
-            *status_line(c)]
+        text = (f"This terminal is {columns}×{lines}: nimmt needs at least "
+                f"{MIN_COLUMNS}×{MIN_LINES}.")
+    m = c.model
+    out: Frags = []
+    d = m.decision
+    if d is not None and not (d.kind == COMMIT and d.committed is not None):
+        # what matters most fits in any window: it is your turn, and the time left
+        left = None if m.untimed else m.seconds_left(c.clock())
+        clock = clock_text(left, hot=m.hurry, extra=m.extra_time and m.hurry)
+        out += [("class:prompt.mine", "Your turn!" if columns < 20 else " Your turn!"), clock,
+                ("", "\n")]
+    later = (" (the autopilot plays at the deadline)" if m.in_game and not m.untimed
+             else "")
+    out += [("class:status.error", "\n".join(wrap(text, columns - 1))),
+            ("", "\n\n" + "\n".join(wrap("Make the window larger to go on playing; "
+                                          f"nothing is played meanwhile{later}.", columns - 1))
+             + "\n\n q: quit\n\n"),
+            *status_line(c, columns)]
+    return out

@@ -7,6 +7,9 @@ from typing import Any, Final
 
 from nimmt.protocol import TableOptions
 
+from ..model_state import UNTIMED
+from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL
+
 __all__ = ["Status", "FormField", "CreateForm", "UiState", "FORM_FIELDS", "POOL_COLUMNS"]
 
 #: Cards per line of the draft pool until the screen lays it out (↑/↓ move by a line).
@@ -32,8 +35,13 @@ class FormField:
 
 _OFF: Final = None
 FORM_FIELDS: Final[tuple[FormField, ...]] = (
-    FormField("seats", "Seats", tuple(range(2, 11)), "players at the table, bots included"),
-    FormField("bots", "Bots to add", tuple(range(0, 10)), "built-in bots seated at once"),
+    FormField("seats", "Seats", tuple(range(2, 11)),
+              "players at the table, bots included; friends join the empty seats"),
+    FormField("fill", "Fill with bots at start", (True, False),
+              "when you start (s), bots take the seats nobody took"),
+    FormField("bot_level", "Bots' level", BOT_LEVELS,
+              "easy: the card least likely to take a row now; normal: thinks ahead "
+              "30 ms a card; hard: 100 ms a card"),
     FormField("tactic_deck", "Tactic deck", (False, True), "only cards 1 to 10 × seats + 4"),
     FormField("draft", "Draft", (False, True), "pick your hand from an open pool"),
     FormField("professional", "Professional rows", (False, True),
@@ -44,8 +52,13 @@ FORM_FIELDS: Final[tuple[FormField, ...]] = (
               "or: the game ends after this many rounds"),
     FormField("countdown", "Countdown scores", (False, True),
               "show points left (limit minus bullheads)"),
-    FormField("turn_time", "Turn time (s)", (10.0, 15.0, 20.0, 30.0, 45.0, 60.0, 90.0, 120.0),
-              "seconds to choose a card"),
+    FormField("turn_time", "Turn time (s)",
+              (10.0, 15.0, 20.0, 30.0, 45.0, 60.0, 90.0, 120.0, UNTIMED),
+              "seconds to choose a card (a row: 20 s); then the autopilot decides; "
+              "untimed: no clock"),
+    FormField("time_bank", "Time bank (s)", (0.0, 30.0, 60.0, 120.0, 300.0),
+              "extra time each player has for the whole game, used when a decision's "
+              "time is up, before the autopilot decides"),
     FormField("step_delay", "Step delay (s)", (0.0, 0.3, 0.5, 0.8, 1.2, 2.0),
               "pause between the placing steps"),
     FormField("autoplay_when_away", "When a player is away", ("grace", "immediately"),
@@ -58,22 +71,18 @@ class CreateForm:
     """The "new table" form: one value per :data:`FORM_FIELDS` entry."""
 
     values: dict[str, Any] = field(default_factory=lambda: {
-        "seats": 4, "bots": 3, "tactic_deck": False, "draft": False, "professional": False,
-        "point_limit": 66, "rounds": None, "countdown": False, "turn_time": 30.0,
-        "step_delay": 0.8, "autoplay_when_away": "grace"})
+        "seats": 4, "fill": True, "bot_level": DEFAULT_BOT_LEVEL, "tactic_deck": False,
+        "draft": False, "professional": False, "point_limit": 66, "rounds": None,
+        "countdown": False, "turn_time": 30.0, "time_bank": 60.0, "step_delay": 0.8,
+        "autoplay_when_away": "grace"})
     cursor: int = 0
 
     def change(self, delta: int) -> None:
         f = FORM_FIELDS[self.cursor]
         choices = f.choices
-        if f.key == "bots":
-            choices = tuple(range(0, int(self.values["seats"])))
         cur = self.values[f.key]
         i = choices.index(cur) if cur in choices else 0
         self.values[f.key] = choices[(i + delta) % len(choices)]
-        seats = int(self.values["seats"])
-        if int(self.values["bots"]) > seats - 1:
-            self.values["bots"] = seats - 1
         if self.values["point_limit"] is None and self.values["rounds"] is None:
             other = "rounds" if f.key == "point_limit" else "point_limit"
             self.values[other] = 66 if other == "point_limit" else 5
@@ -83,6 +92,7 @@ class CreateForm:
 
     def options(self) -> TableOptions:
         v = self.values
+        untimed = float(v["turn_time"]) >= UNTIMED
         return TableOptions(
             seats=int(v["seats"]),
             tactic_deck=bool(v["tactic_deck"]), draft=bool(v["draft"]),
@@ -91,13 +101,16 @@ class CreateForm:
             rounds=v["rounds"],
             countdown=bool(v["countdown"]),
             turn_time=float(v["turn_time"]),
+            **({"choice_time": UNTIMED, "draft_time": UNTIMED} if untimed else {}),
+            time_bank=float(v["time_bank"]),
             step_delay=float(v["step_delay"]),
             autoplay_when_away=str(v["autoplay_when_away"]),
         )
 
     @property
-    def bots(self) -> int:
-        return int(self.values["bots"])
+    def fill_level(self) -> str | None:
+        """The level of the bots that fill the empty seats at the start (None: no filling)."""
+        return str(self.values["bot_level"]) if self.values["fill"] else None
 
 
 @dataclass(slots=True)
@@ -111,6 +124,9 @@ class UiState:
     table_cursor: int = 0  # in the lobby's table list
     chat_open: bool = False
     help_open: bool = False
+    help_scroll: int = 0  # first help line shown
+    sheet_open: bool = False  # the score sheet
+    sheet_auto: bool = False  # opened by the end of a round: closes at the next one
     form: CreateForm | None = None
     status: Status | None = None
     armed: str | None = None  # "quit" or "leave": pressed once, press again to confirm

@@ -17,6 +17,7 @@ STYLE = Style.from_dict({
     "card.committed": "underline",
     "tie.cursor": "reverse bold",
     "card.placed": "reverse bold",
+    "card.box": "#8a8a8a",
     "row.taken": "#808080 strike",
     "row.takenote": "bold #ff5f5f",
     # rows
@@ -38,6 +39,7 @@ STYLE = Style.from_dict({
     # title bar
     "title": "bg:#303030 #d0d0d0",
     "title.app": "bg:#af5f00 #ffffff bold",
+    "title.rules": "bg:#303030 #ffd787",
     "title.name": "bg:#303030 #ffffff bold",
     "title.watch": "bg:#303030 #87d7ff",
     "title.online": "bg:#303030 #5fd75f",

@@ -1,0 +1,163 @@
+"""The two overlays: the help (the rules, the variants of this table explained, the
+keys) and the score sheet (bullheads per seat per round, totals, as Board Game
+Arena's score dialog). Each is a list of lines already wrapped at word boundaries
+to the width the overlay has; the layout shows a window of them (↑/↓ scroll)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Final
+
+from nimmt.protocol import TableOptions
+
+from ..model_state import DEFAULT_LIMIT, UNTIMED
+from .controller import Controller
+from .frags import Frags
+
+__all__ = ["wrap", "help_lines", "score_lines", "rules_title", "HELP_KEYS"]
+
+
+def wrap(text: str, width: int, indent: str = " ", more: str = " ") -> list[str]:
+    """``text`` cut at word boundaries into lines of at most ``width`` columns."""
+    return textwrap.wrap(text, max(10, width), initial_indent=indent,
+                         subsequent_indent=more, break_on_hyphens=False) or [""]
+
+
+RULES: Final = (
+    "Each turn everyone chooses a card face down; then the cards are shown and placed "
+    "lowest first, each after the row ending with the closest lower card. The 6th card "
+    "of a row takes its 5 cards; a card lower than every row takes a row of its "
+    "player's choice. Fewest bullheads win. Bullheads are the small numbers: "
+    "14¹ 15² 10³ 11⁵ 55⁷.")
+
+#: (name, explanation): the variants a table may play, as the help explains them
+VARIANTS: Final = (
+    ("professional", "Professional rows",
+     "a card may also go before a row's first card when it is lower than it (and the "
+     "row is its closest); when both places fit, you choose where it goes."),
+    ("tactic_deck", "Tactic deck",
+     "only the cards 1 to 10 × seats + 4 are dealt (34 with 3 players), so every card "
+     "is known to be in someone's hand."),
+    ("draft", "Draft",
+     "before each round the players pick their hands one card at a time, in turn, from "
+     "an open pool."),
+    ("countdown", "Countdown",
+     "scores are shown as points left (the point limit minus the bullheads taken)."),
+)
+
+HELP_KEYS: Final = (
+    ("←/→  h/l", "move in your hand; Enter plays that card"),
+    ("1–4", "take that row (when your card fits none)"),
+    ("←/→ Enter", "a tied place, a draft pick (↑/↓: a line)"),
+    ("t", "the score sheet (bullheads per round)"),
+    ("c  /", "chat"),
+    ("PgUp/PgDn", "scroll the event log"),
+    ("L", "leave the table"),
+    ("q  Ctrl-C", "quit"),
+    ("Lobby", "↑/↓ table · Enter join · w watch · n new table · r refresh"),
+    ("Table", "a add bot · b bot level · x remove bot · s start (host; empty seats "
+     "are filled with bots)"),
+    ("Replay", "←/→ step · ↑/↓ round · Space play/pause · +/- speed · Home/End "
+     "first/last step"),
+)
+
+
+def _end_words(o: TableOptions) -> str:
+    parts = []
+    if o.point_limit:
+        parts.append(f"after the round in which someone reaches {o.point_limit} bullheads")
+    if o.rounds:
+        parts.append(f"after {o.rounds} round{'' if o.rounds == 1 else 's'}")
+    return "The game ends " + " or ".join(parts) + "."
+
+
+def _time_words(o: TableOptions) -> str:
+    if min(o.turn_time, o.choice_time, o.draft_time) >= UNTIMED:
+        text = "Untimed: take the time you need (no clock)."
+    else:
+        text = (f"Time: {o.turn_time:g} s to choose a card, {o.choice_time:g} s to choose a "
+                f"row or a place" + (f", {o.draft_time:g} s a draft pick" if o.draft else "")
+                + "; then the autopilot decides for you.")
+    if o.time_bank > 0:
+        text += (f" Time bank: {o.time_bank:g} s of extra time for the whole game, used when "
+                 "a decision's time is up, before the autopilot decides.")
+    return text
+
+
+def rules_title(o: TableOptions) -> str:
+    """The variants in force, in words, for the help's first line."""
+    on = [name for key, name, _ in VARIANTS if getattr(o, key) and key != "countdown"]
+    return ", ".join(on) if on else "the standard game (no variant)"
+
+
+def help_lines(c: Controller, width: int) -> list[str]:
+    """The help, wrapped to ``width``: the rules, this table's variants, the keys."""
+    out: list[str] = []
+    opts = c.model.options
+    if opts is not None:
+        out += wrap(f"This table: {rules_title(opts)}.", width)
+        for key, name, text in VARIANTS:
+            if getattr(opts, key):
+                out += wrap(f"✓ {name}: {text}", width, more="   ")
+        out += wrap(_end_words(opts), width)
+        out += wrap(_time_words(opts), width)
+        off = [name for key, name, _ in VARIANTS if not getattr(opts, key)]
+        if off:
+            out += wrap("Not played here: " + ", ".join(off) + " (each is explained "
+                        "below).", width)
+        out.append("")
+    out += wrap(RULES, width)
+    out.append("")
+    out += wrap("Variants (the new-table form sets them):", width)
+    for _, name, text in VARIANTS:
+        out += wrap(f"· {name}: {text}", width, more="   ")
+    out += wrap(f"· Point limit / rounds: the game ends after the round in which someone "
+                f"reaches the limit ({DEFAULT_LIMIT} by default), or after a number of "
+                "rounds.", width, more="   ")
+    out.append("")
+    key_width = max(len(k) for k, _ in HELP_KEYS) + 2
+    for key, what in HELP_KEYS:
+        out += wrap(f"{key:<{key_width}}{what}", width, more=" " * (key_width + 1))
+    return out
+
+
+def score_lines(c: Controller, width: int) -> Frags:
+    """The score sheet: one line per seat, its bullheads in each round, its total
+    (with countdown: the points left), best first once the game is over."""
+    m = c.model
+    rounds = m.scores
+    names = [s.name or f"seat {s.index + 1}" for s in m.seats]
+    if not names:
+        return [("class:dim", " No table.")]
+    if not rounds:
+        return [("class:dim", " No round has been scored yet: the sheet fills in at the "
+                 "end of each round.")]
+    name_w = min(10, max(3, max(len(n) for n in names)))
+    total_w = 6
+    fit = max(1, (width - name_w - 6 - total_w - 2) // 4)
+    shown = rounds[-fit:]
+    countdown = bool(m.options and m.options.countdown)
+    lead = ("…" if len(shown) < len(rounds) else "").ljust(name_w + 5)
+    head = lead + "".join(f"{'R' + str(r.round):>4}" for r in shown)
+    out: Frags = [("class:panel.head", head + f"{'left' if countdown else 'total':>{total_w}}\n")]
+    order = list(range(len(names)))
+    if m.result is not None:
+        order.sort(key=lambda s: (m.result.places[s] if s < len(m.result.places) else 99, s))
+    last = rounds[-1]
+    for k, seat in enumerate(order):
+        me = seat == m.seat
+        name = ("you" if me else names[seat])[:name_w]
+        mark = " ▶  " if me else "    "
+        if m.result is not None and seat < len(m.result.places):
+            mark = f"{m.result.places[seat]:>2}. "[:4]
+        cells = "".join(f"{r.penalties[seat] if seat < len(r.penalties) else 0:>4}"
+                        for r in shown)
+        total = last.totals[seat] if seat < len(last.totals) else 0
+        shown_total = m.point_limit - total if countdown else total
+        style = "class:seat.me" if me else ""
+        out.append((style, f"{mark}{name:<{name_w}} {cells}"))
+        out.append(("class:winner" if m.result is not None and seat in m.result.winners
+                    else style, f"{shown_total:>{total_w}}"))
+        if k < len(order) - 1:
+            out.append(("", "\n"))
+    return out
