@@ -119,6 +119,9 @@ class FairDeal:
     seed: bytes
     contributions: tuple[bytes, ...]
 
+    def __post_init__(self) -> None:
+        deal_key(self.seed, self.contributions)  # raises UnfairDeal for a bad length
+
     @property
     def commitment(self) -> str:
         return commitment_of(self.seed)

@@ -8,6 +8,12 @@ a usage error or a file that cannot be read. Run as
 ``python -m nimmt.server.replay_command`` as well. The record format is
 described in docs/RECORD.md.
 
+``nimmt-replay --verify FILE`` (or ``--verify --db [PATH] GAME_ID``, a game the
+server kept) checks that every deal of a finished game is the one derived from
+the seed it committed to and the players' contributions (docs/PROTOCOL.md,
+"Verifiable deals"), and that the record replays: exit status 0 when it does,
+1 when a deal, the seed or the record is wrong.
+
 The replaying and the words are the engine's (``nimmt.engine.records``); this
 module reads the file and writes to the terminal. It lives in the server package,
 which owns the games' storage this command is to read from as well.
@@ -22,6 +28,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from nimmt.engine import UnfairDeal, verify_deals
 from nimmt.engine.records import (
     Narrator,
     Record,
@@ -37,6 +44,7 @@ from nimmt.engine.records import (
 
 from .history_command import main as history_main
 from .history_command import wants_history
+from .storage import NoSuchGame, StorageError, Store, default_path
 
 __all__ = ["main"]
 
@@ -64,6 +72,69 @@ def _read(path: str) -> Record:
         return record_from_bytes(f.read())
 
 
+def _verify_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} --verify",
+        description="Check that every deal of a finished game is the one derived from the "
+        "seed the server committed to and the players' contributions "
+        "(docs/PROTOCOL.md, Verifiable deals). Exit status 1 if one is not.",
+    )
+    parser.add_argument("--verify", action="store_true", required=True)
+    parser.add_argument("source", metavar="FILE | GAME_ID",
+                        help="the record (JSON; - reads standard input), or with --db the "
+                        "id of a game the server kept (nimmt-replay --db PATH --list)")
+    parser.add_argument("--db", metavar="PATH", nargs="?", const="",
+                        help=f"read the game from the server's database (without PATH: "
+                        f"{default_path()})")
+    return parser
+
+
+def verify_main(argv: Sequence[str]) -> int:
+    """``nimmt-replay --verify``: 0 every deal checks, 1 one does not, 2 usage or unreadable."""
+    try:
+        args = _verify_parser().parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    out, err = sys.stdout, sys.stderr
+    if args.db is not None:
+        label = f"game {args.source}"
+        try:
+            game_id = int(args.source)
+        except ValueError:
+            err.write(f"{PROG}: with --db give a GAME_ID (a number), not {args.source!r}\n")
+            return 2
+        try:
+            with Store.open(args.db or None, read_only=True) as store:
+                record = store.game(game_id).record
+        except StorageError as e:
+            err.write(f"{PROG}: {e}\n")
+            return 2
+        except NoSuchGame as e:
+            err.write(f"{PROG}: {e} (nimmt-replay --db {args.db} --list shows them)\n")
+            return 1
+    else:
+        label = args.source if args.source != "-" else "<stdin>"
+        try:
+            record = _read(args.source)
+        except OSError as e:
+            err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
+            return 2
+        except RecordError as e:
+            err.write(f"{PROG}: {label}: {e}\n")
+            return 1
+    try:
+        deals = verify_deals(record)
+        Replay(record).run()
+    except (UnfairDeal, RecordError) as e:
+        err.write(f"{PROG}: {label}: NOT VERIFIED: {e}\n")
+        return 1
+    claim = record.fair_deal
+    assert claim is not None
+    out.write(f"{label}: verified: the seed matches the commitment {claim.commitment} and "
+              f"all {deals} deals are the ones it gives with the players' contributions\n")
+    return 0
+
+
 def _emit(out: TextIO, line: str) -> None:
     out.write(line + "\n")
 
@@ -71,6 +142,8 @@ def _emit(out: TextIO, line: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nimmt-replay``; return the exit status (0 ok, 1 bad record, 2 usage or unreadable)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if "--verify" in args_list:
+        return verify_main(args_list)
     if wants_history(args_list):
         return history_main(args_list)
     try:
