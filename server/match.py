@@ -272,6 +272,8 @@ class Match(MatchState):
         if data.get("seed") is not None and m.dealer is None:
             m._seed = bytes.fromhex(data["seed"])
         m._fair = fair_from_data(data.get("fair"))
+        if m._fair is not None and m.status == "playing":
+            m._seed = m._fair.seed  # the game in progress keeps its commitment
         events: list[Event] = []
         if data["history"] is not None:
             m._game = game = Game(settings.game_options())

@@ -70,13 +70,25 @@ async def test_a_game_with_two_contributions_is_committed_revealed_and_verified(
         updated = await ann.expect(lambda m: isinstance(m, P.TableUpdated)
                                    and m.table.status == "over")
         assert updated.table.commitment not in (None, seen)
+        # a second game at the table: the entropy was sent before its commitment was
+        # shown, so it does not count (docs/PROTOCOL.md: leave and join again)
+        for client in (ann, bob, cy):
+            client.drain()
+        await ann.send(P.Start())
+        again = await play_all([Player(ann, 4), Player(bob, 5), Player(cy, 6)])
+        second = [m for m in bob.log if isinstance(m, P.RoundStarted)][-2]
+        assert second.round == 1 and second.commitment == updated.table.commitment
+        assert again[0].contributions == ("", "", "")
+        assert again[0].seed is not None and hashlib.sha256(
+            bytes.fromhex(again[0].seed)).hexdigest() == updated.table.commitment
         await server.shutdown()
     await store.aclose()
 
     with Store.open(path, read_only=True) as kept:
-        (game,) = kept.games()
+        game, game2 = kept.games()
         record = kept.game(game.id).record
     assert record.fair_deal is not None and record.fair_deal.commitment == seen
+    assert replay_main(["--verify", "--db", str(path), str(game2.id)]) == 0
     assert record.fair_deal.seed.hex() == over[0].seed
     assert replay_main(["--verify", "--db", str(path), str(game.id)]) == 0
     assert "all 2 deals" in capsys.readouterr().out
@@ -108,3 +120,46 @@ def test_the_minimal_bot_adds_nothing_still_plays_and_its_game_verifies(
     assert record.fair_deal.contributions == (b"", b"", b"")
     assert replay_main(["--verify", "--db", str(path), str(game.id)]) == 0
     assert "verified" in capsys.readouterr().out
+
+
+async def test_a_game_restored_after_a_restart_deals_on_from_its_committed_seed(tmp_path: Path):
+    """The server stops in round 1 of a 2-round game; the restarted server deals
+    round 2 from the same seed and contributions: the whole game verifies."""
+    path = tmp_path / "nimmt.db"
+    options = P.TableOptions(seats=2, rounds=2, step_delay=0, turn_time=30.0)
+    store = await AsyncStore.open(str(path))
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(), store=store)
+        ann = await ScriptClient.tcp(port, "Ann")
+        bob = await ScriptClient.tcp(port, "Bob")
+        created = await ann.request(P.CreateTable(options=options))
+        assert isinstance(created, P.Seated)
+        seen = created.table.commitment
+        seated = await bob.request(P.Join(table_id=created.table.table_id, entropy=BOB_ENTROPY))
+        assert isinstance(seated, P.Seated)
+        await ann.send(P.Start())
+        started = await ann.expect("round_started")
+        assert started.commitment == seen
+        await ann.expect("turn_started")
+        await server.shutdown()
+    await store.aclose()
+
+    store = await AsyncStore.open(str(path))
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(), store=store)
+        ann2 = await ScriptClient.tcp(port, "Ann", token=ann.token)
+        bob2 = await ScriptClient.tcp(port, "Bob", token=bob.token)
+        snap = await ann2.expect("snapshot")
+        assert snap.table.commitment == seen  # the game in progress keeps its commitment
+        results = await play_all([Player(ann2), Player(bob2, seed=1)])
+        assert results[0].contributions == ("", BOB_ENTROPY)
+        assert results[0].seed is not None
+        assert hashlib.sha256(bytes.fromhex(results[0].seed)).hexdigest() == seen
+        await server.shutdown()
+    await store.aclose()
+
+    with Store.open(path, read_only=True) as kept:
+        (game,) = kept.games()
+        record = kept.game(game.id).record
+    assert len(record.rounds) == 2
+    assert replay_main(["--verify", "--db", str(path), str(game.id)]) == 0
