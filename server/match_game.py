@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import random
-import secrets
 from typing import Any
 
 from nimmt import protocol as P
@@ -40,7 +39,6 @@ from nimmt.engine import (
     StaleTurn,
     record_from_game,
 )
-from nimmt.engine.fair_deal import SEED_BYTES
 from nimmt.engine.records import claim_for
 
 from . import translate
@@ -250,7 +248,7 @@ def game_over(m: MatchState, result: Any) -> None:
     seats = m.room.seats
     names = [s.name if s else f"seat {i}" for i, s in enumerate(seats)]
     fair = claim_for(m._fair) if m._fair is not None else None
-    m._seed = secrets.token_bytes(SEED_BYTES)  # this game's is revealed: the next one's
+    m._seed = m._new_seed()  # this game's is revealed: the next one's
     m._out.finished = Finished(
         m.games_played, record_from_game(m._game, names, fair_deal=fair),
         tuple("builtin" if s and s.builtin else (s.client_kind if s else "human")

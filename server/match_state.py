@@ -70,7 +70,10 @@ class MatchState:
         self.games_played = 0
         self._rng = random.Random(seed)
         self._deal_rng = random.Random(0)
-        self._seed = secrets.token_bytes(SEED_BYTES)  # the next game's (while playing: this one's)
+        # a seeded match (tests, reproducible runs) draws its deal seeds from its own
+        # stream; otherwise they are unpredictable
+        self._seeds = None if seed is None else random.Random(f"fair deal {seed}")
+        self._seed = self._new_seed()  # the next game's (while playing: this one's)
         self._fair: FairDeal | None = None  # the game being played (or just over), dealt fairly
         self._game: Game | None = None  # private: never handed out
         self._history: list[Deal | Decision] = []  # this game's deals and decisions, in order
@@ -107,6 +110,11 @@ class MatchState:
                            seats=self.room.seat_infos(totals, penalties), host=self.room.host,
                            status=status, spectators=self.room.spectators(),
                            commitment=self.commitment)
+
+    def _new_seed(self) -> bytes:
+        if self._seeds is not None:
+            return self._seeds.randbytes(SEED_BYTES)
+        return secrets.token_bytes(SEED_BYTES)
 
     @property
     def commitment(self) -> str | None:
