@@ -8,17 +8,8 @@ from dataclasses import asdict
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.engine import (
-    ChooseRow,
-    ChooseTie,
-    Commit,
-    Deal,
-    Decision,
-    DraftPick,
-    End,
-    FairDeal,
-    Place,
-)
+from nimmt.engine import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
+from nimmt.engine import FairDeal
 
 from .match_io import BotDecided, Disconnected, Input, Reconnected, Request, Who
 

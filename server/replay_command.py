@@ -64,6 +64,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _read_or_status(path: str, label: str, err: TextIO) -> Record | int:
+    """The record in ``path``, or the exit status after saying why it cannot be read
+    (2: unreadable, 1: not a record)."""
+    try:
+        return _read(path)
+    except OSError as e:
+        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
+        return 2
+    except RecordError as e:
+        err.write(f"{PROG}: {label}: {e}\n")
+        return 1
+
+
 def _read(path: str) -> Record:
     """The record in file ``path`` (``-``: standard input). ``OSError`` if unreadable."""
     if path == "-":
@@ -114,14 +127,10 @@ def verify_main(argv: Sequence[str]) -> int:
             return 1
     else:
         label = args.source if args.source != "-" else "<stdin>"
-        try:
-            record = _read(args.source)
-        except OSError as e:
-            err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
-            return 2
-        except RecordError as e:
-            err.write(f"{PROG}: {label}: {e}\n")
-            return 1
+        read = _read_or_status(args.source, label, err)
+        if isinstance(read, int):
+            return read
+        record = read
     try:
         deals = verify_deals(record)
         Replay(record).run()
@@ -152,14 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     out, err = sys.stdout, sys.stderr
     label = args.file if args.file != "-" else "<stdin>"
-    try:
-        record = _read(args.file)
-    except OSError as e:
-        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
-        return 2
-    except RecordError as e:
-        err.write(f"{PROG}: {label}: {e}\n")
-        return 1
+    read = _read_or_status(args.file, label, err)
+    if isinstance(read, int):
+        return read
+    record = read
     names = [record.name(s) for s in range(record.options.players)]
     narrator = Narrator(names)
     run = Replay(record)
