@@ -145,12 +145,11 @@ def messages_for(event: Event, options: Options, view: Callable[[int], View],
             return [(None, P.DraftPicked(seat=event.seat, card=event.card))]
         case GameOver():
             r = event.result
-            if fair is None:
-                return [(None, P.GameOver(totals=r.totals, places=r.places,
-                                          winners=r.winners))]
+            seed = contributions = None
+            if fair is not None:  # the seed revealed
+                seed, contributions = fair.seed.hex(), tuple(c.hex() for c in fair.contributions)
             return [(None, P.GameOver(totals=r.totals, places=r.places, winners=r.winners,
-                                      seed=fair.seed.hex(),
-                                      contributions=tuple(c.hex() for c in fair.contributions)))]
+                                      seed=seed, contributions=contributions))]
     raise AssertionError(f"no message for {event!r}")  # pragma: no cover
 
 

@@ -80,12 +80,10 @@ def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
     if index is None:
         return
     name = m.room.unique_name(who.name)
-    m.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
-    entropy = getattr(msg, "entropy", None)
-    commitment = m.commitment
-    if entropy is not None and commitment is not None:
-        # counts for the game dealt from the seed committed to now (the joiner saw it)
-        m.room.seats[index].entropy, m.room.seats[index].entropy_for = entropy, commitment
+    # the entropy counts for the game dealt from the seed committed to now (the joiner saw it)
+    entropy = getattr(msg, "entropy", None) or ""
+    m.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind,
+                                    entropy=entropy, entropy_for=m.commitment or "")
     m.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
     m._out.joined.append((who.id, index))
     m._fact(seat_fact(index, name, who.kind, member=who.id))

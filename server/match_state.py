@@ -72,7 +72,7 @@ class MatchState:
         self._deal_rng = random.Random(0)
         # a seeded match (tests, reproducible runs) draws its deal seeds from its own
         # stream; otherwise they are unpredictable
-        self._seeds = None if seed is None else random.Random(f"fair deal {seed}")
+        self._seed_stream = None if seed is None else random.Random(f"fair deal {seed}")
         self._seed = self._new_seed()  # the next game's (while playing: this one's)
         self._fair: FairDeal | None = None  # the game being played (or just over), dealt fairly
         self._game: Game | None = None  # private: never handed out
@@ -112,8 +112,8 @@ class MatchState:
                            commitment=self.commitment)
 
     def _new_seed(self) -> bytes:
-        if self._seeds is not None:
-            return self._seeds.randbytes(SEED_BYTES)
+        if self._seed_stream is not None:
+            return self._seed_stream.randbytes(SEED_BYTES)
         return secrets.token_bytes(SEED_BYTES)
 
     @property
