@@ -151,6 +151,7 @@ async def test_a_game_restored_after_a_restart_deals_on_from_its_committed_seed(
         bob2 = await ScriptClient.tcp(port, "Bob", token=bob.token)
         snap = await ann2.expect("snapshot")
         assert snap.table.commitment == seen  # the game in progress keeps its commitment
+        await ann2.send(P.Commit(round=1, turn=1, card=snap.hand[0]))
         results = await play_all([Player(ann2), Player(bob2, seed=1)])
         assert results[0].contributions == ("", BOB_ENTROPY)
         assert results[0].seed is not None
