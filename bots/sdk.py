@@ -43,11 +43,15 @@ from nimmt.engine import (
     End,
     Phase,
     Place,
+    Record,
+    UnfairDeal,
     View,
     bullheads,
     cheapest_row,
     places_for,
+    record_from_json,
     row_bullheads,
+    verify_deals,
 )
 
 from .runner import BotResult, play_bot
@@ -55,8 +59,24 @@ from .runner import BotResult, play_bot
 __all__ = [
     "play", "play_async", "BotResult",
     "View", "Phase", "Decision", "Commit", "ChooseRow", "ChooseTie", "DraftPick", "Place", "End",
-    "bullheads", "row_bullheads", "places_for", "cheapest_row",
+    "bullheads", "row_bullheads", "places_for", "cheapest_row", "verify_game",
 ]
+
+
+def verify_game(record: Record | str, commitment: str | None = None) -> int:
+    """Check a finished game's deals (docs/PROTOCOL.md, "Verifiable deals"): ``record``
+    is a ``Record`` or its JSON text (``nimmt-replay --db PATH ID --export -``);
+    ``commitment``: the one you saw before the game (``round_started``), checked
+    too. Returns how many deals were checked; raises ``nimmt.engine.UnfairDeal``
+    naming the first thing that does not match."""
+    if isinstance(record, str):
+        record = record_from_json(record)
+    count = verify_deals(record)
+    claim = record.fair_deal
+    if commitment is not None and claim is not None and claim.commitment != commitment:
+        raise UnfairDeal(f"the record's commitment {claim.commitment} is not the one "
+                         f"announced, {commitment}")
+    return count
 
 
 def _table_options(create: bool | wire.TableOptions, seats: int,

@@ -57,8 +57,10 @@ from .pending import (
     Pending,
     Phase,
 )
+from .fair_deal import FairDeal, UnfairDeal, commitment_of, deal_round
 from .records import (
     Choice,
+    FairDealClaim,
     InvalidRecord,
     Record,
     RecordContradiction,
@@ -75,6 +77,7 @@ from .records import (
     record_from_game,
     record_from_json,
     replay,
+    verify_deals,
 )
 from .position import Position
 from .rules import cheapest_row, first_place, places_for
@@ -98,4 +101,5 @@ __all__ = [
     "Record", "RoundRecord", "TurnRecord", "RowChoice", "TieChoice", "Choice", "RecordStart",
     "ResultClaim", "RecordError", "InvalidRecord", "RecordContradiction", "record_from_game",
     "record_from_bytes", "record_from_json", "replay", "Replay", "Step",
+    "FairDeal", "UnfairDeal", "commitment_of", "deal_round", "FairDealClaim", "verify_deals",
 ]

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from .base import REGISTRY, Message, Struct
-from .examples import EXAMPLES
+from .examples import COMMITMENT, EXAMPLES, SEED
 from .fields import Kind
 from .framing import encode_frame
 from .states import TABLE, ConnState, Role
@@ -193,7 +193,7 @@ def session_script() -> list[tuple[str, Any, str]]:
                                   penalties=0, strategy="easy"))
     opts = TableOptions(seats=2, step_delay=0.0)
     table1 = TableInfo(table_id="kqzd1", name="Ann's table", options=opts, seats=seats1, host=0,
-                       status="waiting", spectators=0)
+                       status="waiting", spectators=0, commitment=COMMITMENT)
     table2 = dataclasses.replace(table1, seats=seats2)
     return [
         ("client", {"type": "hello", "protocol": 1, "name": "Ann", "kind": "bot"},
@@ -211,7 +211,8 @@ def session_script() -> list[tuple[str, Any, str]]:
          '"hard", thinks 100 ms)'),
         ("server", TableUpdated(table=table2), ""),
         ("client", {"type": "start"}, "start has no reply of its own: the game starts"),
-        ("server", RoundStarted(round=1), "state: playing"),
+        ("server", RoundStarted(round=1, commitment=COMMITMENT),
+         "state: playing; the commitment is the one the table showed (Verifiable deals)"),
         ("server", HandDealt(cards=SESSION_HANDS[0]), "to Ann only"),
         ("server", RowsDealt(rows=tuple((c,) for c in SESSION_ROWS)), "rows 0 to 3"),
         ("server", TurnStarted(round=1, turn=1, deadline=deadline, remaining=30.0), ""),
@@ -246,8 +247,10 @@ def session_script() -> list[tuple[str, Any, str]]:
         ("server", CommitAccepted(round=1, turn=2, card=14, re=4), ""),
         ("skip", 250, "(about 250 messages later)"),
         ("server", RoundScored(round=6, penalties=(9, 14), totals=(52, 71)), ""),
-        ("server", GameOver(totals=(52, 71), places=(1, 2), winners=(0,)),
-         "Bot 1 reached 66: state back to seated"),
+        ("server", GameOver(totals=(52, 71), places=(1, 2), winners=(0,), seed=SEED,
+                            contributions=("", "")),
+         "Bot 1 reached 66: state back to seated; the seed is revealed (in this shortened "
+         "example the deals above are made up, not derived from it)"),
         ("client", {"type": "goodbye", "reason": "quit"}, "state: closed; Ann closes the socket"),
     ]
 

@@ -88,6 +88,9 @@ LIMITS: Final = Limits(
     reconnect_grace=120.0,
     rate_limit=20,
 )
+#: the worked example of docs/PROTOCOL.md, "Verifiable deals": a seed and its SHA-256
+SEED: Final = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+COMMITMENT: Final = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
 TABLE: Final = TableInfo(
     table_id="kqzd7",
     name="Friday night",
@@ -102,6 +105,7 @@ TABLE: Final = TableInfo(
     host=0,
     status="playing",
     spectators=1,
+    commitment=COMMITMENT,
 )
 SNAPSHOT: Final = Snapshot(
     table=TABLE,
@@ -142,7 +146,7 @@ _LIST: Final[tuple[Message, ...]] = (
     TableClosed(table_id="kqzd3", seq=6),
     CreateTable(options=TableOptions(seats=3, professional=True, point_limit=None, rounds=3),
                 name="pros", id=2),
-    Join(table_id="kqzd7", seat=2, id=3),
+    Join(table_id="kqzd7", seat=2, entropy="5eed5eed", id=3),
     Watch(table_id="kqzd7"),
     Leave(),
     AddBot(strategy="heuristic", seat=1),
@@ -152,7 +156,7 @@ _LIST: Final[tuple[Message, ...]] = (
     Watching(table=TABLE, seq=3),
     Left(table_id="kqzd7", reason="left", seq=40),
     # game events
-    RoundStarted(round=1, seq=10),
+    RoundStarted(round=1, commitment=COMMITMENT, seq=10),
     DraftOpened(round=1, pool=tuple(range(1, 45)), first_picker=1, seq=11),
     DraftPickNeeded(seat=1, round=1, pick=1, deadline=DEADLINE, remaining=15.0, seq=12),
     DraftPicked(seat=1, card=44, seq=13),
@@ -166,7 +170,8 @@ _LIST: Final[tuple[Message, ...]] = (
     TieChoiceNeeded(seat=1, card=40, places=(Place(row=0, end="right"), Place(row=2, end="left")),
                     deadline=DEADLINE, remaining=20.0, seq=21),
     RoundScored(round=1, penalties=(6, 0, 1, 3), totals=(6, 0, 1, 3), seq=22),
-    GameOver(totals=(70, 41, 38, 52), places=(4, 2, 1, 3), winners=(2,), seq=23),
+    GameOver(totals=(70, 41, 38, 52), places=(4, 2, 1, 3), winners=(2,), seed=SEED,
+             contributions=("", "", "5eed5eed", ""), seq=23),
     SNAPSHOT,
     # private
     HandDealt(cards=(3, 14, 21, 36, 44, 58, 61, 68, 90, 93), seq=24),

@@ -10,6 +10,8 @@ from .fields import Int, IntList, ListOf, Nested, OneOf, Optional
 from .states import Role
 from .structs import (
     CARD,
+    CONTRIBUTION,
+    HASH_HEX,
     DEADLINE,
     END,
     HAND,
@@ -80,6 +82,9 @@ class RoundStarted(Message):
     """A round begins (the game begins with round 1)."""
 
     round: int = F(ROUND, "round number, from 1")
+    commitment: str | None = F(Optional(HASH_HEX), "round 1 of a game dealt verifiably: "
+                               "SHA-256 of its seed (see Verifiable deals); nil otherwise",
+                               default=None)
 
 
 @message("draft_opened", S)
@@ -209,10 +214,19 @@ class GameOver(Message):
     places: tuple[int, ...] = F(IntList(1, 10, 2, 10), "final place per seat, 1 = best; "
                                 "equal totals share a place")
     winners: tuple[int, ...] = F(IntList(0, 9, 1, 10, unique=True), "the seats in place 1")
+    seed: str | None = F(Optional(HASH_HEX), "a game dealt verifiably: its seed, revealed "
+                         "(see Verifiable deals); nil otherwise", default=None)
+    contributions: tuple[str, ...] | None = F(
+        Optional(ListOf(CONTRIBUTION, 2, 10)), "with seed: each seat's contribution mixed "
+        "into the deals, per seat (\"\" for none)", default=None)
 
     def _cross(self) -> None:
         if len(self.places) != len(self.totals):
             raise _bad("totals and places must have one entry per seat", "places")
+        if (self.seed is None) != (self.contributions is None):
+            raise _bad("seed and contributions come together", "contributions")
+        if self.contributions is not None and len(self.contributions) != len(self.totals):
+            raise _bad("contributions must have one entry per seat", "contributions")
         if any(w >= len(self.totals) for w in self.winners):
             raise _bad("a winner is not a seat of the game", "winners")
 

@@ -11,6 +11,7 @@ from .states import Role
 from .structs import (
     CHAT_TEXT,
     CODE,
+    ENTROPY,
     MAX_TABLES_LISTED,
     MESSAGE_TEXT,
     NAME,
@@ -229,6 +230,8 @@ class Join(Message):
 
     table_id: str = F(TABLE_ID, "the table")
     seat: int | None = F(Optional(SEAT), "the seat wanted, nil for any free seat", default=None)
+    entropy: str | None = F(Optional(ENTROPY), "your contribution to the deals of the table's "
+                            "next game, nil for none (see Verifiable deals)", default=None)
 
 
 @message("watch", C)

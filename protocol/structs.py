@@ -70,6 +70,12 @@ POOL: Final = IntList(1, 104, 0, 104, unique=True)
 SEAT_CARD: Final = Pair(SEAT, CARD, "[seat, card]: [int 0..9, int 1..104]")
 PER_SEAT_TOTALS: Final = IntList(0, 100_000, 2, 10)
 PER_SEAT_PENALTIES: Final = IntList(0, 10_000, 2, 10)
+#: verifiable deals (docs/PROTOCOL.md, "Verifiable deals"): 32 bytes as lowercase hex
+HASH_HEX: Final = Ident(r"[0-9a-f]{64}", 64, "64 lowercase hex digits (32 bytes)")
+#: a seat's contribution: 1..32 bytes as lowercase hex (the request; the reveal allows 0)
+ENTROPY: Final = Ident(r"(?:[0-9a-f]{2}){1,32}", 64, "2..64 lowercase hex digits (1..32 bytes)")
+CONTRIBUTION: Final = Ident(r"(?:[0-9a-f]{2}){0,32}", 64,
+                            "0..64 lowercase hex digits (0..32 bytes)")
 
 
 def _bad(code: str, text: str, field: str | None) -> LocalProtocolError:
@@ -151,6 +157,9 @@ class TableInfo(Struct):
     host: int | None = F(Optional(SEAT), "seat of the host (may add bots, start), nil if none")
     status: str = F(OneOf("waiting", "playing", "over"), "waiting to start, playing, game over")
     spectators: int = F(Int(0, 10_000), "number of spectators")
+    commitment: str | None = F(Optional(HASH_HEX), "SHA-256 of the seed the next game (while "
+                               "playing: this game) is dealt from, nil if it is not dealt "
+                               "verifiably (see Verifiable deals)", default=None)
 
     def _cross(self) -> None:
         if len(self.seats) != self.options.seats:

@@ -35,13 +35,15 @@ from typing import Any
 from nimmt import protocol as P
 from nimmt.engine import Deal, Event, Game
 
-from . import match_game, match_seats, match_timing
+from . import match_game, match_seats, match_timing, translate
 from .config import TableSettings
 from .match_data import (
     deal_from_data,
     deal_to_data,
     decision_from_data,
     decision_to_data,
+    fair_from_data,
+    fair_to_data,
     input_from_data,
     input_to_data,
     rng_from_data,
@@ -290,6 +292,9 @@ class Match(MatchState):
             "resuming": sorted(self._resuming),
             "scores_shown": [list(part) for part in self._scores_shown]
                             if self._scores_shown is not None else None,
+            # None: a test's dealer deals, not the committed seed
+            "seed": self._seed.hex() if self.dealer is None else None,
+            "fair": fair_to_data(self._fair),
         }
 
     @classmethod
@@ -299,12 +304,19 @@ class Match(MatchState):
         if data.get("version") != 1:
             raise ValueError(f"cannot read match data of version {data.get('version')!r}")
         settings = TableSettings(**data["settings"])
+        if dealer is None and "seed" in data and data["seed"] is None:
+            dealer = translate.random_deal  # it was dealt by a dealer, not from a seed
         m = cls(data["id"], data["name"], settings, now=0.0, persistent=data["persistent"],
                 autostart=data["autostart"], dealer=dealer)
         m.room = Room.from_data(data["room"])
         m.status, m.games_played = data["status"], data["games_played"]
         m._rng = rng_from_data(data["rng"])
         m._deal_rng = rng_from_data(data["deal_rng"])
+        if data.get("seed") is not None and m.dealer is None:
+            m._seed = bytes.fromhex(data["seed"])
+        m._fair = fair_from_data(data.get("fair"))
+        if m._fair is not None and m.status == "playing":
+            m._seed = m._fair.seed  # the game in progress keeps its commitment
         events: list[Event] = []
         if data["history"] is not None:
             m._game = game = Game(settings.game_options())

@@ -9,6 +9,7 @@ from typing import Any
 
 from nimmt import protocol as P
 from nimmt.engine import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
+from nimmt.engine import FairDeal
 
 from .match_io import BotDecided, Disconnected, Greet, Input, Reconnected, Request, Who
 
@@ -19,6 +20,8 @@ __all__ = [
     "deal_from_data",
     "rng_to_data",
     "rng_from_data",
+    "fair_to_data",
+    "fair_from_data",
     "input_to_data",
     "input_from_data",
 ]
@@ -67,6 +70,20 @@ def rng_from_data(data: list[Any]) -> random.Random:
     rng = random.Random()
     rng.setstate((data[0], tuple(data[1]), data[2]))
     return rng
+
+
+def fair_to_data(fair: FairDeal | None) -> dict[str, Any] | None:
+    """A game's seed and contributions as hex strings (None: not dealt verifiably)."""
+    if fair is None:
+        return None
+    return {"seed": fair.seed.hex(), "contributions": [c.hex() for c in fair.contributions]}
+
+
+def fair_from_data(data: dict[str, Any] | None) -> FairDeal | None:
+    if data is None:
+        return None
+    return FairDeal(bytes.fromhex(data["seed"]),
+                    tuple(bytes.fromhex(c) for c in data["contributions"]))
 
 
 def input_to_data(item: Input) -> list[Any]:

@@ -21,6 +21,7 @@ from nimmt.engine import (
     DraftOpened,
     DraftPicked,
     Event,
+    FairDeal,
     GameOver,
     HandDealt,
     Options,
@@ -78,13 +79,14 @@ def _is_step(event: Event, previous: Event | None) -> bool:
 
 def messages_for(event: Event, options: Options, view: Callable[[int], View],
                  shown: tuple[int, int], deadline: tuple[float, float] | None,
-                 re: int | None = None) -> list[Route]:
+                 re: int | None = None, fair: FairDeal | None = None) -> list[Route]:
     """The messages ``event`` is told as, in the order they are sent.
 
     ``view``: a seat's view (``game.view``); ``shown``: the round and turn the
     players have been told of; ``deadline``: the armed decision's (Unix time,
     seconds left), needed by the events that ask for a decision (turn_started,
-    a row or tie choice); ``re``: the request that caused the event."""
+    a row or tie choice); ``re``: the request that caused the event; ``fair``: the
+    game's seed, committed to in round 1 and revealed at the end."""
     match event:
         case HandDealt():
             return [(event.seat, P.HandDealt(cards=event.hand))]
@@ -92,7 +94,8 @@ def messages_for(event: Event, options: Options, view: Callable[[int], View],
             return [(event.seat, P.CommitAccepted(round=shown[0], turn=shown[1],
                                                   card=event.card, re=re))]
         case RoundStarted():
-            return [(None, P.RoundStarted(round=event.round))]
+            commitment = fair.commitment if fair is not None and event.round == 1 else None
+            return [(None, P.RoundStarted(round=event.round, commitment=commitment))]
         case RowsDealt():
             routes: list[Route] = []
             if options.draft:
@@ -142,7 +145,11 @@ def messages_for(event: Event, options: Options, view: Callable[[int], View],
             return [(None, P.DraftPicked(seat=event.seat, card=event.card))]
         case GameOver():
             r = event.result
-            return [(None, P.GameOver(totals=r.totals, places=r.places, winners=r.winners))]
+            seed = contributions = None
+            if fair is not None:  # the seed revealed
+                seed, contributions = fair.seed.hex(), tuple(c.hex() for c in fair.contributions)
+            return [(None, P.GameOver(totals=r.totals, places=r.places, winners=r.winners,
+                                      seed=seed, contributions=contributions))]
     raise AssertionError(f"no message for {event!r}")  # pragma: no cover
 
 

@@ -30,6 +30,7 @@ from nimmt.engine import (
     DraftPick,
     End,
     Event,
+    FairDeal,
     Game,
     IllegalDecision,
     NotYourDecision,
@@ -38,8 +39,10 @@ from nimmt.engine import (
     StaleTurn,
     record_from_game,
 )
+from nimmt.engine.records import claim_for
 
 from . import match_bank, translate
+from .match_data import fair_to_data
 from .match_events import paced
 from .match_io import Finished, Who
 from .match_rules import NO_GAME, refusal
@@ -69,7 +72,8 @@ def begin(m: MatchState) -> None:
         seat.gone = False
     m.games_played += 1
     m._started_wall = m._wall
-    m._fact(game_started_fact(m.games_played, m._game.options))
+    m._fair = _fair_deal(m)
+    m._fact(game_started_fact(m.games_played, m._game.options, fair_to_data(m._fair)))
     m._log(logging.INFO, None, "game %d starts: %s", m.games_played,
            ", ".join(f"{s.index}={s.name}" for s in m.room.seats if s is not None))
     m._out.started = True
@@ -80,6 +84,17 @@ def begin(m: MatchState) -> None:
     broadcast(m, events)
 
 
+def _fair_deal(m: MatchState) -> FairDeal | None:
+    """This game's seed and contributions (None when a test's dealer deals): a
+    seat's entropy counts when it was sent after this seed's commitment was public."""
+    if m.dealer is not None:
+        return None
+    commitment = m.commitment
+    return FairDeal(m._seed, tuple(
+        bytes.fromhex(s.entropy) if s is not None and s.entropy_for == commitment else b""
+        for s in m.room.seats))
+
+
 def _deal_if_due(m: MatchState) -> list[Event]:
     """Chance: deal a round (or, after a draft, its rows) when the game waits for it."""
     game = m._game
@@ -87,7 +102,11 @@ def _deal_if_due(m: MatchState) -> list[Event]:
     pending = game.pending
     if not isinstance(pending, AwaitingDeal):
         return []
-    deal = m.dealer(game.options, pending, game.view(None), m._deal_rng)
+    if m._fair is not None:
+        deal = translate.fair_deal(game.options, pending, game.view(None), m._fair)
+    else:  # a test's dealer, or a restored game whose seed was not kept
+        deal = (m.dealer or translate.random_deal)(game.options, pending, game.view(None),
+                                                   m._deal_rng)
     events = game.deal(deal)
     m._history.append(deal)
     m._fact(deal_fact(deal))
@@ -234,8 +253,10 @@ def game_over(m: MatchState, result: Any) -> None:
     assert m._game is not None
     seats = m.room.seats
     names = [s.name if s else f"seat {i}" for i, s in enumerate(seats)]
+    fair = claim_for(m._fair) if m._fair is not None else None
+    m._seed = m._new_seed()  # this game's is revealed: the next one's
     m._out.finished = Finished(
-        m.games_played, record_from_game(m._game, names),
+        m.games_played, record_from_game(m._game, names, fair_deal=fair),
         tuple("builtin" if s and s.builtin else (s.client_kind if s else "human")
               for s in seats), m._started_wall, m._wall)
     m.status = "over"

@@ -95,7 +95,10 @@ def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
         return
     index = found
     name = m.room.unique_name(who.name)
-    m.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
+    # the entropy counts for the game dealt from the seed committed to now (the joiner saw it)
+    entropy = getattr(msg, "entropy", None) or ""
+    m.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind,
+                                    entropy=entropy, entropy_for=m.commitment or "")
     m.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
     m._out.entered.append((who.id, index))
     m._fact(seat_fact(index, name, who.kind, member=who.id))

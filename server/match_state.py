@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import logging
 import random
+import secrets
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.engine import Deal, Decision, Game
+from nimmt.engine import Deal, Decision, FairDeal, Game, commitment_of
+from nimmt.engine.fair_deal import SEED_BYTES
 
 from . import translate
 from .config import TableSettings
@@ -58,7 +60,8 @@ class MatchState:
         self.options = settings.to_wire()
         self.persistent = persistent  # the --bots table: never closed while it waits
         self.autostart = autostart  # start as soon as every seat is taken
-        self.dealer: Dealer = dealer or translate.random_deal
+        # None: deals derived from a committed seed (docs/PROTOCOL.md, "Verifiable deals")
+        self.dealer: Dealer | None = dealer
         self.max_spectators = max_spectators  # a watch past it: table_full
         self.spectator_grace = spectator_grace  # a spectator away this long is removed
         self.max_deferred = max_deferred  # a member's requests waiting for the steps
@@ -67,6 +70,11 @@ class MatchState:
         self.games_played = 0
         self._rng = random.Random(seed)
         self._deal_rng = random.Random(0)
+        # a seeded match (tests, reproducible runs) draws its deal seeds from its own
+        # stream; otherwise they are unpredictable
+        self._seed_stream = None if seed is None else random.Random(f"fair deal {seed}")
+        self._seed = self._new_seed()  # the next game's (while playing: this one's)
+        self._fair: FairDeal | None = None  # the game being played (or just over), dealt fairly
         self._game: Game | None = None  # private: never handed out
         self._history: list[Deal | Decision] = []  # this game's deals and decisions, in order
         # the decision awaited and its timer
@@ -112,7 +120,19 @@ class MatchState:
         status = "over" if self.status == "closed" else self.status
         return P.TableInfo(table_id=self.id, name=self.name, options=self.options,
                            seats=self.room.seat_infos(totals, penalties), host=self.room.host,
-                           status=status, spectators=self.room.spectators())
+                           status=status, spectators=self.room.spectators(),
+                           commitment=self.commitment)
+
+    def _new_seed(self) -> bytes:
+        if self._seed_stream is not None:
+            return self._seed_stream.randbytes(SEED_BYTES)
+        return secrets.token_bytes(SEED_BYTES)
+
+    @property
+    def commitment(self) -> str | None:
+        """The SHA-256 (hex) of the seed the next game (while playing: this game) is
+        dealt from; None when a test's dealer deals."""
+        return commitment_of(self._seed) if self.dealer is None else None
 
     # ================================================================== plumbing
     def _begin_call(self, now: float, wall: float) -> None:

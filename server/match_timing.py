@@ -261,7 +261,8 @@ def _send_event(m: MatchState, event: Event, game: Game, re: int | None = None) 
     if isinstance(event, (TurnStarted, RowChoiceNeeded, TieChoiceNeeded)):
         open_decision(m)
         deadline = m._wire_deadline()
-    for seat, msg in messages_for(event, game.options, game.view, m._shown, deadline, re):
+    for seat, msg in messages_for(event, game.options, game.view, m._shown, deadline, re,
+                                  m._fair):
         if seat is None:
             m._to_all(msg)
         else:

@@ -14,6 +14,12 @@ JSON object a line (``watching`` first, each with its ``seq``): what
 ``nimmt-client --replay`` plays on its board (the client imports only the
 protocol, so it runs this command rather than the engine).
 
+``nimmt-replay --verify FILE`` (or ``--verify --db [PATH] GAME_ID``, a game the
+server kept) checks that every deal of a finished game is the one derived from
+the seed it committed to and the players' contributions (docs/PROTOCOL.md,
+"Verifiable deals"), and that the record replays: exit status 0 when it does,
+1 when a deal, the seed or the record is wrong.
+
 The replaying and the words are the engine's (``nimmt.engine.records``); this
 module reads the file and writes to the terminal. It lives in the server package,
 which owns the games' storage this command is to read from as well.
@@ -29,7 +35,14 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from nimmt import protocol as P
-from nimmt.engine import CommitAccepted, HandDealt, RoundStarted, TurnStarted
+from nimmt.engine import (
+    CommitAccepted,
+    HandDealt,
+    RoundStarted,
+    TurnStarted,
+    UnfairDeal,
+    verify_deals,
+)
 from nimmt.engine.records import (
     Narrator,
     Record,
@@ -48,7 +61,7 @@ from .history_command import main as history_main
 from .history_command import open_store, wants_history
 from .match_events import messages_for
 
-__all__ = ["main", "spectator_messages"]
+__all__ = ["main", "spectator_messages", "verify_main"]
 
 #: The decisions' times a replayed table announces: the longest (clients show no clock).
 _UNTIMED = 3600.0
@@ -132,51 +145,72 @@ def spectator_messages(record: Record, table_id: str = "replay",
     return out
 
 
+class _Loaded:
+    """A record read from a file or the database, with what to call it."""
+
+    def __init__(self, record: Record, label: str, table_id: str, name: str) -> None:
+        self.record, self.label, self.table_id, self.name = record, label, table_id, name
+
+
+def _mode_parser(mode: str, description: str) -> argparse.ArgumentParser:
+    """The arguments of ``--spectator`` and ``--verify``: a record file or a kept game."""
+    parser = argparse.ArgumentParser(prog=f"{PROG} --{mode}", description=description)
+    parser.add_argument(f"--{mode}", action="store_true", required=True)
+    parser.add_argument("game", metavar="FILE|GAME_ID",
+                        help="a record file (- : standard input), or with --db the id of a "
+                        "game the server kept (nimmt-replay --db PATH --list)")
+    parser.add_argument("--db", metavar="PATH", nargs="?", const="",
+                        help="read game GAME_ID from the server's database (without PATH: "
+                        "the default one)")
+    return parser
+
+
+def _load(game: str, db: str | None, err: TextIO) -> _Loaded | int:
+    """The record named by ``game`` (a file, or with ``db`` a game id), or the exit
+    status once ``err`` was told why not (2: usage or unreadable, 1: no such game or
+    not a record)."""
+    if db is None:
+        record = _read_or_say(game, err)
+        if isinstance(record, int):
+            return record
+        name = os.path.splitext(os.path.basename(game))[0] if game != "-" else ""
+        return _Loaded(record, game if game != "-" else "<stdin>", "replay", name)
+    from .storage import NoSuchGame
+
+    if not game.isdigit():
+        err.write(f"{PROG}: with --db give a game id (a number), not {game!r}\n")
+        return 2
+    store = open_store(db, err)
+    if store is None:
+        return 2
+    try:
+        stored = store.game(int(game))
+    except NoSuchGame as e:
+        err.write(f"{PROG}: {e} (nimmt-replay --db {db} --list shows them)\n")
+        return 1
+    finally:
+        store.close()
+    summary = stored.summary
+    return _Loaded(stored.record, f"game {game}", summary.table_id or "replay",
+                   f"{summary.table_name}, game {summary.game_no}")
+
+
 def _spectator_main(argv: Sequence[str]) -> int:
     """``nimmt-replay --spectator FILE`` or ``--spectator --db PATH GAME_ID``."""
-    parser = argparse.ArgumentParser(
-        prog=PROG + " --spectator",
-        description="Print a finished game as the protocol messages a spectator receives "
-        "(JSON lines), for nimmt-client --replay.")
-    parser.add_argument("--spectator", action="store_true", required=True)
-    parser.add_argument("game", metavar="FILE|GAME_ID",
-                        help="a record file (- : standard input), or with --db a game id")
-    parser.add_argument("--db", metavar="PATH", nargs="?", const="",
-                        help="read game GAME_ID from the server's database")
+    parser = _mode_parser("spectator", "Print a finished game as the protocol messages a "
+                          "spectator receives (JSON lines), for nimmt-client --replay.")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
     err = sys.stderr
-    table_id, name = "replay", ""
-    if args.db is not None:
-        from .storage import NoSuchGame
-
-        if not args.game.isdigit():
-            err.write(f"{PROG}: with --db give a game id (a number), not {args.game!r}\n")
-            return 2
-        store = open_store(args.db, err)
-        if store is None:
-            return 2
-        try:
-            stored = store.game(int(args.game))
-        except NoSuchGame as e:
-            err.write(f"{PROG}: {e} (nimmt-replay --db {args.db} --list shows them)\n")
-            return 1
-        finally:
-            store.close()
-        record: Record | int = stored.record
-        table_id = stored.summary.table_id or table_id
-        name = f"{stored.summary.table_name}, game {stored.summary.game_no}"
-    else:
-        record = _read_or_say(args.game, err)
-        name = os.path.splitext(os.path.basename(args.game))[0] if args.game != "-" else ""
-    if isinstance(record, int):
-        return record
+    loaded = _load(args.game, args.db, err)
+    if isinstance(loaded, int):
+        return loaded
     try:
-        messages = spectator_messages(record, table_id, name)
+        messages = spectator_messages(loaded.record, loaded.table_id, loaded.name)
     except RecordError as e:
-        err.write(f"{PROG}: {args.game}: {e}\n")
+        err.write(f"{PROG}: {loaded.label}: {e}\n")
         return 1
     out = sys.stdout
     try:
@@ -188,11 +222,41 @@ def _spectator_main(argv: Sequence[str]) -> int:
     return 0
 
 
+def verify_main(argv: Sequence[str]) -> int:
+    """``nimmt-replay --verify``: 0 every deal checks, 1 one does not, 2 usage or unreadable."""
+    parser = _mode_parser("verify", "Check that every deal of a finished game is the one "
+                          "derived from the seed the server committed to and the players' "
+                          "contributions (docs/PROTOCOL.md, Verifiable deals). Exit status 1 "
+                          "if one is not.")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    out, err = sys.stdout, sys.stderr
+    loaded = _load(args.game, args.db, err)
+    if isinstance(loaded, int):
+        return loaded
+    record, label = loaded.record, loaded.label
+    try:
+        deals = verify_deals(record)
+        Replay(record).run()
+    except (UnfairDeal, RecordError) as e:
+        err.write(f"{PROG}: {label}: NOT VERIFIED: {e}\n")
+        return 1
+    claim = record.fair_deal
+    assert claim is not None
+    out.write(f"{label}: verified: the seed matches the commitment {claim.commitment} and "
+              f"all {deals} deals are the ones it gives with the players' contributions\n")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nimmt-replay``; return the exit status (0 ok, 1 bad record, 2 usage or unreadable)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if "--spectator" in args_list:
         return _spectator_main(args_list)
+    if "--verify" in args_list:
+        return verify_main(args_list)
     if wants_history(args_list):
         return history_main(args_list)
     try:

@@ -172,6 +172,9 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
         "backlog": backlog, "paced_until": None, "deferred": [],
         "started_wall": next((f.at for f in stored.facts if f.kind == "game_started"
                               and f.at is not None), stored.created),
+        # the seed of the game in progress (None: a new one for the next game)
+        "fair": next((f.payload.get("fair") for f in reversed(stored.facts)
+                      if f.kind == "game_started"), None) if status == "playing" else None,
     }
     try:
         match = Match.from_data(data, dealer=dealer)

@@ -23,6 +23,7 @@ from nimmt.engine import (
     AwaitingTieChoice,
     CardNotInHand,
     Deal,
+    FairDeal,
     IllegalDecision,
     IllegalPlace,
     IllegalRow,
@@ -31,11 +32,13 @@ from nimmt.engine import (
     Place,
     StaleTurn,
     View,
+    deal_round,
 )
 
 
 __all__ = [
     "random_deal",
+    "fair_deal",
     "places",
     "snapshot",
     "requests_for",
@@ -58,6 +61,13 @@ def random_deal(options: Options, pending: AwaitingDeal, view: View,
     cards = rng.sample(options.deck, n * HAND_SIZE + ROWS)
     hands = tuple(tuple(sorted(cards[i * HAND_SIZE:(i + 1) * HAND_SIZE])) for i in range(n))
     return Deal(rows=tuple(cards[-ROWS:]), hands=hands)
+
+
+def fair_deal(options: Options, pending: AwaitingDeal, view: View, fair: FairDeal) -> Deal:
+    """The deal derived from the game's seed and contributions (``engine.fair_deal``):
+    hands and rows, or (after a draft) 4 rows from the cards nobody picked."""
+    picked = [card for _, card in view.draft_picks] if pending.rows_only else ()
+    return deal_round(options, pending.round, fair, picked)
 
 
 def places(items: Iterable[Place]) -> tuple[P.Place, ...]:

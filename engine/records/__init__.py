@@ -33,6 +33,7 @@ from .format import (
     FORMAT,
     VERSION,
     Choice,
+    FairDealClaim,
     InvalidRecord,
     Record,
     RecordContradiction,
@@ -48,12 +49,13 @@ from .narrate import Narrator, event_to_json, position_set_json, record_stopped_
 from .parse import load_json, record_from_bytes, record_from_dict, record_from_json
 from .replay import Replay, Step, describe_pending, replay
 from .rows import follow_rows, freeze_rows
+from .verify import claim_for, verify_deals
 
 __all__ = [
     "FORMAT", "VERSION",
     "RecordError", "InvalidRecord", "RecordContradiction",
     "Record", "RoundRecord", "TurnRecord", "RowChoice", "TieChoice", "Choice", "Start",
-    "ResultClaim",
+    "ResultClaim", "FairDealClaim", "verify_deals", "claim_for",
     "record_from_json", "record_from_bytes", "record_from_dict", "load_json",
     "record_from_game",
     "replay", "Replay", "Step", "describe_pending",

@@ -10,6 +10,7 @@ from ..events import Event, GameOver, GameResult, RoundScored, TurnStarted
 from ..game import Game
 from ..moves import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
 from .format import (
+    FairDealClaim,
     Choice,
     Record,
     ResultClaim,
@@ -61,6 +62,7 @@ def record_from_game(
     *,
     start: Start | None = None,
     claims: bool = True,
+    fair_deal: FairDealClaim | None = None,
 ) -> Record:
     """The record of ``game`` so far (over or not), built from ``game.history``.
 
@@ -68,6 +70,7 @@ def record_from_game(
     after each turn, each round's bullheads and totals, and the result, so that a
     replay checks them. A game made by ``Game.from_position`` starts the record at
     ``game.start``; ``start`` (a ``Start``, which can carry a comment) overrides it.
+    ``fair_deal``: how the game was dealt, when verifiably (``verify.claim_for``).
 
     >>> from nimmt.engine import Options
     >>> game = Game(Options(players=3, rounds=1), seed=2)
@@ -168,5 +171,6 @@ def record_from_game(
         seats=seats,
         start=start,
         result=ResultClaim.of(result) if (claims and result is not None) else None,
+        fair_deal=fair_deal,
     )
 

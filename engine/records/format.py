@@ -26,6 +26,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..events import GameResult
+from ..fair_deal import FairDeal
 from ..game import Game
 from ..moves import End, Place
 from ..options import Options
@@ -46,6 +47,7 @@ __all__ = [
     "RoundRecord",
     "Start",
     "ResultClaim",
+    "FairDealClaim",
     "Record",
 ]
 
@@ -232,6 +234,25 @@ class ResultClaim:
 
 
 @dataclass(frozen=True, slots=True)
+class FairDealClaim:
+    """How the game was dealt (docs/PROTOCOL.md, "Verifiable deals"): the
+    ``commitment`` published before the first deal, the ``seed`` revealed at the
+    end and each seat's ``contributions`` (bytes, empty for none)."""
+
+    commitment: str
+    seed: bytes
+    contributions: tuple[bytes, ...]
+
+    @property
+    def fair(self) -> FairDeal:
+        return FairDeal(self.seed, self.contributions)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"commitment": self.commitment, "seed": self.seed.hex(),
+                "contributions": [c.hex() for c in self.contributions]}
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """A whole record. ``rounds[0]`` is round 1, or with a ``start`` the rest of
     the start's round (which has no deal); the rounds after it follow in order."""
@@ -242,6 +263,7 @@ class Record:
     start: Start | None = None
     result: ResultClaim | None = None
     comment: str | None = None
+    fair_deal: FairDealClaim | None = None
 
     @property
     def first_round(self) -> int:
@@ -274,6 +296,8 @@ class Record:
                     "winners": self.result.winners,
                 }
             )
+        if self.fair_deal is not None:
+            out["fair_deal"] = self.fair_deal.to_dict()
         plain: dict[str, Any] = _plain(out)
         return plain
 

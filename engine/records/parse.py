@@ -18,12 +18,14 @@ from dataclasses import dataclass, fields
 from typing import Any, NoReturn
 
 from ..errors import InvalidOptions
+from ..fair_deal import MAX_CONTRIBUTION, SEED_BYTES
 from ..moves import End, Place
 from ..options import ROWS, Options
 from .format import (
     FORMAT,
     VERSION,
     Choice,
+    FairDealClaim,
     InvalidRecord,
     Record,
     ResultClaim,
@@ -194,7 +196,7 @@ def record_from_dict(data: Any) -> Record:
         top,
         "a record",
         ("format", "version", "options", "rounds"),
-        ("comment", "seats", "start", "result"),
+        ("comment", "seats", "start", "result", "fair_deal"),
     )
     if obj["format"] != FORMAT:
         top.key("format").fail(f"must be {FORMAT!r}, not {_show(obj['format'])}")
@@ -230,7 +232,31 @@ def record_from_dict(data: Any) -> Record:
             )
         )
     result = _parse_result(obj["result"], top.key("result"), n) if "result" in obj else None
-    return Record(options, tuple(rounds), seats, start, result, _comment(obj, top))
+    fair_deal = (_parse_fair_deal(obj["fair_deal"], top.key("fair_deal"), n)
+                 if "fair_deal" in obj else None)
+    return Record(options, tuple(rounds), seats, start, result, _comment(obj, top), fair_deal)
+
+
+def _hex(value: Any, at: _At, what: str, lo: int, hi: int) -> bytes:
+    text = _str(value, at, what)
+    try:
+        data = bytes.fromhex(text)
+    except ValueError:
+        at.fail(f"{what} must be hexadecimal digits, not {_show(value)}")
+    if not lo <= len(data) <= hi or text != data.hex():
+        at.fail(f"{what} must be {lo} to {hi} bytes as lowercase hex, not {_show(value)}")
+    return data
+
+
+def _parse_fair_deal(value: Any, at: _At, n: int) -> FairDealClaim:
+    obj = _object(value, at, "fair_deal", ("commitment", "seed", "contributions"), ())
+    commitment = _hex(obj["commitment"], at.key("commitment"), "the commitment", 32, 32).hex()
+    seed = _hex(obj["seed"], at.key("seed"), "the seed", SEED_BYTES, SEED_BYTES)
+    where = at.key("contributions")
+    items = _list(obj["contributions"], where, "contributions (one per seat)", n)
+    contributions = tuple(_hex(c, where.index(i, seat=i), "a contribution", 0, MAX_CONTRIBUTION)
+                          for i, c in enumerate(items))
+    return FairDealClaim(commitment, seed, contributions)
 
 
 def _parse_start(value: Any, at: _At, n: int) -> Start:

@@ -94,8 +94,14 @@ def options_to_json(options: Options) -> dict[str, Any]:
     return {f.name: getattr(options, f.name) for f in fields(Options)}
 
 
-def game_started_fact(game_no: int, options: Options) -> Fact:
-    return Fact("game_started", {"game": game_no, "options": options_to_json(options)})
+def game_started_fact(game_no: int, options: Options,
+                      fair: dict[str, Any] | None = None) -> Fact:
+    """``fair``: a game dealt verifiably, its seed and contributions (hex), kept so
+    that a restored game deals on from them."""
+    payload: dict[str, Any] = {"game": game_no, "options": options_to_json(options)}
+    if fair is not None:
+        payload["fair"] = fair
+    return Fact("game_started", payload)
 
 
 def deal_fact(deal: Deal) -> Fact:
