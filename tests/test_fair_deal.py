@@ -216,4 +216,4 @@ def test_replay_verify_passes_a_fair_record_and_fails_a_tampered_one(
     assert replay_main(["--verify", str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
     assert replay_main(["--verify", "--db", str(tmp_path / "x.db"), "seven"]) == 2
-    assert "give a GAME_ID (a number), not 'seven'" in capsys.readouterr().err
+    assert "give a game id (a number), not 'seven'" in capsys.readouterr().err
