@@ -403,7 +403,8 @@ class ClientConnection:
                     self._drop_socket()
                     raise ConnectionLost("the connection was closed", resumable=False)
                 return welcome
-            except (ConnectFailed, ConnectionLost) as exc:
+            except (ConnectFailed, ConnectionLost, SendFailed) as exc:
+                # SendFailed: the connection was reset while the hello was written
                 if isinstance(exc, ConnectionLost) and not exc.resumable:
                     raise
                 last: ClientError = exc
