@@ -165,7 +165,10 @@ def _table_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         extra["choice_time"] = args.choice_time
     limit = args.point_limit if args.point_limit is not None else None if args.rounds else 66
     try:
-        wire.AddBot(strategy=args.bot_level)
+        make_strategy(args.bot_level)
+    except ValueError as exc:
+        parser.error(f"--bot-level {args.bot_level}: {exc}")
+    try:
         return wire.TableOptions(seats=args.seats, rounds=args.rounds, step_delay=args.step_delay,
                                  draft=args.draft, tactic_deck=args.tactic_deck,
                                  professional=args.professional, point_limit=limit, **extra)

@@ -397,6 +397,7 @@ class ClientConnection:
                 raise ConnectionLost("the connection was closed", resumable=False)
             try:
                 await self._open_socket()
+                self.closed = False  # after the server's goodbye: this connection is a new one
                 welcome = await self._handshake()
                 if self._user_closed:  # close() was called meanwhile
                     self.closed = True
