@@ -117,7 +117,8 @@ class _Running:
 class ProgramPlayer:
     """Asks a program, over JSON lines, for every decision (see the module doc).
 
-    ``fallback`` decides when the program cannot (default: the heuristic strategy).
+    ``fallback`` decides when the program cannot (default: the heuristic strategy);
+    ``env``: the program's environment (default: ours).
     Counts kept for a summary: ``asked``, ``answered`` (by the program, legal and in
     time), ``faults`` (every failure, oldest first), ``dropped`` (lines that answered
     no open question), ``failures`` (failures in a row now).
@@ -125,8 +126,9 @@ class ProgramPlayer:
 
     def __init__(self, command: str, *, margin: float = MARGIN,
                  backoff: tuple[float, ...] = BACKOFF, max_failures: int = MAX_FAILURES,
-                 fallback: Any = None) -> None:
+                 fallback: Any = None, env: dict[str, str] | None = None) -> None:
         self.command = command
+        self.env = env
         self.argv = shlex.split(command)
         if not self.argv:
             raise ProgramError("--exec needs a command, e.g. --exec \"node bot.js\"")
@@ -154,7 +156,7 @@ class ProgramPlayer:
         try:
             proc = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                limit=_LINE_LIMIT, start_new_session=True)
+                limit=_LINE_LIMIT, start_new_session=True, env=self.env)
         except OSError as exc:
             raise ProgramError(f"cannot run {self.command!r}: "
                                f"{exc.strerror or exc}") from None
