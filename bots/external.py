@@ -17,7 +17,6 @@ them beside the figures, so a bot that failed is never measured as if it played.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import importlib.util
 import os
 import sys
@@ -140,10 +139,19 @@ class ProgramSeat(Seat):
             self._loop.close()
 
 
+_LOADED: dict[str, Callable[[View], Any]] = {}  # each target is loaded once a process
+
+
 def load_function(target: str) -> Callable[[View], Any]:
     """``MODULE:FUNCTION`` or ``path/to/file.py:FUNCTION`` → the function (a class
     with a ``decide`` method is made with no arguments and its ``decide`` returned).
     Raises ``ValueError`` saying what is wrong."""
+    if target not in _LOADED:
+        _LOADED[target] = _load(target)
+    return _LOADED[target]
+
+
+def _load(target: str) -> Callable[[View], Any]:
     where, sep, name = target.rpartition(":")
     if not sep or not where or not name:
         raise ValueError(f"py:{target}: give py:MODULE:FUNCTION or py:path/to/file.py:FUNCTION, "
@@ -154,13 +162,15 @@ def load_function(target: str) -> Callable[[View], Any]:
             if not path.is_file():
                 raise ValueError(f"py:{target}: there is no file {where}")
             spec = importlib.util.spec_from_file_location(f"nimmt_arena_{path.stem}", path)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
         else:
             if os.getcwd() not in sys.path:
                 sys.path.append(os.getcwd())  # a module beside the author, as `python -m` finds it
-            module = importlib.import_module(where)
+            spec = importlib.util.find_spec(where)
+            if spec is None:
+                raise ModuleNotFoundError(f"no module named {where!r}")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
     except ValueError:
         raise
     except Exception as exc:  # noqa: BLE001 - the author's module may raise anything
