@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 
 from nimmt.engine import GameOver, Game, InvalidOptions, Options, RoundScored
 
-from .external import PROGRAM_TIME, check_seat, is_external, make_seat
+from .external import PROGRAM_TIME, check_seat, close_kept, is_external, make_seat
 from .strategies import StrategyError, parse_strategy
 
 __all__ = ["ArenaConfig", "PlayedGame", "Report", "StrategyReport", "run_arena", "main"]
@@ -144,12 +144,18 @@ class PlayedGame:
     faults: tuple[str, ...] = ()  # per seat: its last failure, "" if none
 
 
-def play_game(config: ArenaConfig, deal: int, seating: int) -> PlayedGame:
-    """Play deal ``deal`` in the seating ``config.arrangements()[seating]``."""
+def play_game(config: ArenaConfig, deal: int, seating: int, keep: bool = False) -> PlayedGame:
+    """Play deal ``deal`` in the seating ``config.arrangements()[seating]``. ``keep``: a
+    program (``exec:``) is kept for the next game at its seat, in this process
+    (``nimmt.bots.external.close_kept`` stops them); else it is stopped after the game."""
     specs = config.arrangements()[seating]
     n = len(specs)
     deck_rng = random.Random(f"nimmt-arena:{config.seed}:deal:{deal}")
-    seats = [make_seat(spec, config.strategy_seed(deal, seating, seat), config.program_time)
+    # A kept program follows its spec round the table: the k-th seat of a spec reuses
+    # the k-th program of that spec, wherever the seating puts it.
+    copy = [specs[:seat].count(spec) for seat, spec in enumerate(specs)]
+    seats = [make_seat(spec, config.strategy_seed(deal, seating, seat), config.program_time,
+                       copy[seat] if keep else None)
              for seat, spec in enumerate(specs)]
     game = Game(config.options, rng=deck_rng)
     rounds: list[tuple[int, ...]] = []
@@ -313,9 +319,22 @@ def _play_unit(job: tuple[ArenaConfig, int, int]) -> PlayedGame:
     return play_game(config, deal, seating)
 
 
+def _play_kept(job: tuple[ArenaConfig, int, int]) -> PlayedGame:
+    config, deal, seating = job
+    return play_game(config, deal, seating, keep=True)
+
+
+def _worker_start() -> None:
+    import multiprocessing.util
+
+    multiprocessing.util.Finalize(None, close_kept, exitpriority=10)  # at the worker's end
+
+
 def play_all(config: ArenaConfig, jobs: int = 1, cluster: str | None = None) -> Iterator[PlayedGame]:
     """Every game of ``config``, as they finish: in ``jobs`` processes (1: in this one),
-    or on the Dask cluster whose scheduler is at ``cluster``."""
+    or on the Dask cluster whose scheduler is at ``cluster``. Locally, a program
+    (``exec:``) is kept from game to game at its seat in each process; on a cluster,
+    whose workers outlive the run, each game starts its own."""
     units = [(config, deal, seating) for deal, seating in config.units()]
     if cluster is not None:
         from .cluster import play_on_cluster
@@ -323,13 +342,21 @@ def play_all(config: ArenaConfig, jobs: int = 1, cluster: str | None = None) -> 
         yield from play_on_cluster(_play_unit, units, cluster)
         return
     if jobs <= 1:
-        yield from map(_play_unit, units)
+        try:
+            yield from map(_play_kept, units)
+        finally:
+            close_kept()
         return
     import multiprocessing
 
     context = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
-    with context.Pool(jobs) as pool:
-        yield from pool.imap_unordered(_play_unit, units, chunksize=1)
+    pool = context.Pool(jobs, initializer=_worker_start)
+    try:
+        yield from pool.imap_unordered(_play_kept, units, chunksize=1)
+        pool.close()  # the workers end by themselves, stopping their programs
+        pool.join()
+    finally:
+        pool.terminate()
 
 
 def run_arena(

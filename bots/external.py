@@ -4,8 +4,9 @@
 
 * ``exec:COMMAND``: a program speaking the JSON lines of ``nimmt-bot --exec``
   (docs/BOTS.md), asked through the same bridge (``nimmt.bots.bridge``): one
-  process per seat and game, stopped and restarted as the bridge does, its
-  failures decided at once by the bridge's fallback (the ``heuristic``);
+  process per seat, kept from game to game in each worker process, stopped and
+  restarted as the bridge does, its failures decided at once by the bridge's
+  fallback (the ``heuristic``);
 * ``py:MODULE:FUNCTION`` or ``py:path/to/file.py:FUNCTION``: a Python
   ``decide(view)`` (or a class with a ``decide`` method, made with no
   arguments), answering as the SDK accepts (``nimmt.bots.players.to_decision``).
@@ -33,7 +34,8 @@ from .players import Ask, to_decision
 from .strategies import make_strategy
 
 __all__ = ["EXEC", "PY", "PROGRAM_TIME", "Seat", "ProgramSeat", "FunctionSeat", "StrategySeat",
-           "is_external", "make_seat", "check_seat", "load_function"]
+           "is_external", "make_seat", "check_seat", "load_function", "kept_program",
+           "close_kept"]
 
 EXEC: Final = "exec:"
 PY: Final = "py:"
@@ -90,29 +92,35 @@ class ProgramSeat(Seat):
     """A program asked through the bridge, each decision with ``program_time``
     seconds. A failed program is restarted at once (no table waits in the arena,
     so the bridge's backoff is left out); after ``MAX_FAILURES`` failures in a row
-    the bridge gives up and the fallback decides the rest of the game."""
+    the bridge gives up and the fallback decides the rest of the game.
 
-    def __init__(self, command: str, program_time: float = PROGRAM_TIME,
-                 seed: int | None = None) -> None:
+    One seat may play several games (:func:`kept_program`): ``failures`` and
+    ``last_fault`` count from the last :meth:`new_game`.
+    """
+
+    def __init__(self, command: str, program_time: float = PROGRAM_TIME) -> None:
         self.program_time = program_time
         self._loop = asyncio.new_event_loop()
-        env = None if seed is None else {**os.environ, "NIMMT_SEED": str(seed)}
-        self.player = ProgramPlayer(command, env=env, backoff=(0.0,))
+        self.player = ProgramPlayer(command, backoff=(0.0,))
         self.gave_up = False
         self.given_up = 0  # decisions made by the fallback after the bridge gave up
+        self._faults_before = 0  # faults of earlier games
         try:
             self._loop.run_until_complete(self.player.start())
         except ProgramError:
             self._loop.close()
             raise
 
+    def new_game(self) -> None:
+        self._faults_before = len(self.player.faults)
+
     @property
     def failures(self) -> int:  # type: ignore[override]
-        return len(self.player.faults) + self.given_up
+        return len(self.player.faults) - self._faults_before + self.given_up
 
     @property
     def last_fault(self) -> str | None:  # type: ignore[override]
-        if not self.player.faults:
+        if len(self.player.faults) == self._faults_before:
             return None
         last = self.player.faults[-1]
         return f"{last}; the bridge gave up on it" if self.gave_up else last
@@ -137,6 +145,48 @@ class ProgramSeat(Seat):
             self._loop.run_until_complete(self.player.aclose())
         finally:
             self._loop.close()
+
+
+class _Kept(Seat):
+    """A kept program lent to one game: closing it gives it back."""
+
+    def __init__(self, program: ProgramSeat) -> None:
+        self.program = program
+        program.new_game()
+
+    @property
+    def failures(self) -> int:  # type: ignore[override]
+        return self.program.failures
+
+    @property
+    def last_fault(self) -> str | None:  # type: ignore[override]
+        return self.program.last_fault
+
+    def decide(self, view: View) -> Decision:
+        return self.program.decide(view)
+
+
+_KEPT: dict[tuple[str, int], ProgramSeat] = {}  # (command, copy): this process's programs
+
+
+def kept_program(command: str, seat: int, program_time: float = PROGRAM_TIME) -> Seat:
+    """Copy number ``seat`` of the program, kept from one game to the next in this
+    process (a start per game would cost more than the game: node took 0.25 to 0.6 s
+    to start here, measured on a shared machine).
+    A program the bridge gave up on is replaced. :func:`close_kept` stops them all."""
+    program = _KEPT.get((command, seat))
+    if program is None or program.gave_up or program.program_time != program_time:
+        if program is not None:
+            program.close()
+        program = _KEPT[(command, seat)] = ProgramSeat(command, program_time)
+    return _Kept(program)
+
+
+def close_kept() -> None:
+    """Stop every kept program of this process."""
+    while _KEPT:
+        _, program = _KEPT.popitem()
+        program.close()
 
 
 _LOADED: dict[str, Callable[[View], Any]] = {}  # each target is loaded once a process
@@ -186,10 +236,17 @@ def _load(target: str) -> Callable[[View], Any]:
     return decide  # type: ignore[no-any-return]
 
 
-def make_seat(spec: str, seed: int | None = None, program_time: float = PROGRAM_TIME) -> Seat:
-    """The seat for ``spec``: a program, a Python function, or a built-in strategy."""
+def make_seat(spec: str, seed: int | None = None, program_time: float = PROGRAM_TIME,
+              seat: int | None = None) -> Seat:
+    """The seat for ``spec``: a program, a Python function, or a built-in strategy.
+    With ``seat`` (which copy of this program at the table: 0, 1...), the program is
+    kept for the next game (:func:`kept_program`); without, it is a process of its
+    own, to be closed."""
     if spec.startswith(EXEC):
-        return ProgramSeat(spec[len(EXEC):], program_time, seed)
+        command = spec[len(EXEC):]
+        if seat is not None:
+            return kept_program(command, seat, program_time)
+        return ProgramSeat(command, program_time)
     if spec.startswith(PY):
         return FunctionSeat(load_function(spec[len(PY):]))
     return StrategySeat(make_strategy(spec, seed=seed))
