@@ -17,6 +17,7 @@ from nimmt.client.link import LinkLost, LinkRestored
 from nimmt.client.net import ClientConnection, ClientError, ConnectionLost, SendFailed
 from nimmt.engine import Decision
 
+from .basic import HeuristicStrategy
 from .bridge import PlayerGaveUp
 from .players import Ask, Player
 from .tracker import SeatTracker
@@ -36,6 +37,10 @@ _SAY_AFTER = 1.0
 _SEAT_REFUSED = frozenset({"no_such_table", "table_full", "already_started", "server_full"})
 
 _Key = tuple[str, int, int, int]
+
+#: Decides at once for a player that failed (raised, or answered what is not legal),
+#: rather than leave the table waiting for the deadline: the server's autopilot.
+_FALLBACK = HeuristicStrategy()
 
 
 @dataclass
@@ -368,9 +373,9 @@ class BotSession:
             await self.conn.close()  # ends the session: events() stops
             return
         except Exception as exc:  # noqa: BLE001 - a player's bug must not end the session
-            log.warning("%s: the player failed to decide (%s: %s); the server's autopilot "
-                        "will decide", self.name, type(exc).__name__, exc)
-            decision = None
+            log.warning("%s: the player failed to decide (%s: %s); the fallback (heuristic) "
+                        "decides at once", self.name, type(exc).__name__, exc)
+            decision = _FALLBACK.decide(ask.view)
         finally:
             self.thinking.pop(key, None)
         self.answers = {key: decision}  # only the latest request's answer is worth keeping
