@@ -3,7 +3,7 @@
     nimmt-arena --players 4 --seats search,heuristic,random,random --rounds 400
     nimmt-arena --players 4 --seats search:ms=20,mcs:ms=20,random,random --games 40 --draft
     nimmt-arena --seats "exec:node docs/examples/bot.js,search:ms=20,random,random" --rounds 40
-    nimmt-arena --seats py:mybot:decide,search,random,random --cluster tcp://10.0.0.5:8786
+    nimmt-arena --seats py:mybot:decide,search,random,random --cluster tcp://scheduler-host:8786
 
 Beside the built-in strategies, a seat may be a program (``exec:COMMAND``) or a
 Python function (``py:MODULE:FUNCTION``): see ``nimmt.bots.external``.
@@ -416,7 +416,7 @@ def _parser() -> argparse.ArgumentParser:
                         f"and the fallback decides (default {PROGRAM_TIME:g})")
     p.add_argument("--cluster", metavar="ADDRESS", default=None,
                    help="play the games on the Dask cluster whose scheduler is at ADDRESS "
-                        "(e.g. tcp://10.0.0.5:8786; pip install 'nimmt[cluster]'); --jobs is "
+                        "(e.g. tcp://scheduler-host:8786; pip install 'nimmt[cluster]'); --jobs is "
                         "then ignored")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
