@@ -9,8 +9,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
+import re
+import signal
 import socket
 import struct
+import subprocess
 import sys
 import textwrap
 import time
@@ -242,6 +246,39 @@ def test_the_created_tables_options_come_from_the_command_line() -> None:
     assert table.choice_time == 3.0 and table.point_limit == 30 and table.rounds is None
     with pytest.raises(SystemExit):
         _table_options(parser, parser.parse_args(["--bot-level", "genius"]))
+
+
+# --- the signal that stops nimmt-bot --------------------------------------------------------
+
+
+def test_sigterm_stops_nimmt_bot_and_its_program(tmp_path) -> None:
+    script = tmp_path / "tell.py"
+    script.write_text(textwrap.dedent("""
+        import json, os, sys
+        for line in sys.stdin:
+            q = json.loads(line)
+            print(f"asked pid={os.getpid()}", file=sys.stderr, flush=True)
+            c = q["legal"][0]
+            key = "row" if q["ask"] in ("row", "tie") else "card"
+            print(json.dumps({key: c["row"] if isinstance(c, dict) else c}), flush=True)
+    """))
+    with running_server() as port:
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "nimmt.bots.runner", f"127.0.0.1:{port}", "--exec",
+             f"{sys.executable} {script}", "--create", "--add-bots", "3", "--bot-level", "easy",
+             "--step-delay", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            asked = bot.stderr.readline()  # the program's own stderr passes through
+            program = int(re.search(r"asked pid=(\d+)", asked)[1])
+            bot.send_signal(signal.SIGTERM)
+            _, err = bot.communicate(timeout=20)
+        finally:
+            bot.kill()
+            bot.wait()
+    assert bot.returncode == 143 and "nimmt-bot: stopped by SIGTERM" in err
+    assert "Traceback" not in err
+    with pytest.raises(ProcessLookupError):
+        os.kill(program, 0)  # the program was stopped too
 
 
 # --- a reset during the reconnecting hello ------------------------------------------------
