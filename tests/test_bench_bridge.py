@@ -144,7 +144,7 @@ def test_a_program_that_never_starts_fails_the_bot_with_a_summary(tmp_path, caps
     with running_server() as port, caplog.at_level(logging.WARNING, logger="nimmt.bots"):
         code = main([f"127.0.0.1:{port}", "--exec", f"{sys.executable} {missing}", "--create",
                      "--add-bots", "3", "--bot-level", "easy", "--rounds", "3",
-                     "--turn-time", "2", "--step-delay", "0"])
+                     "--turn-time", "1", "--step-delay", "0"])
     out, err = capsys.readouterr()
     assert code == 1 and "game 1" not in out  # no result that the program never played
     assert "failed 10 times in a row" in err and "giving up" in err
@@ -302,9 +302,9 @@ class ResettingProxy(DropProxy):
 
 
 def test_connections_reset_while_reconnecting_keep_the_bot_in_its_reconnect_loop() -> None:
-    with running_server() as server_port, ResettingProxy(server_port, resets=6) as proxy:
+    with running_server() as server_port, ResettingProxy(server_port, resets=4) as proxy:
         result = _play(proxy.port, _lowest, create=FAST, add_bots=3, bot_level="easy")
-    assert proxy.dropped is not None and proxy._connections >= 8  # 1 cut, 6 reset, 1 good
+    assert proxy.dropped is not None and proxy._connections >= 6  # 1 cut, 4 reset, 1 good
     assert result.games == 1 and result.stopped is None
 
 
