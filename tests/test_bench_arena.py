@@ -117,3 +117,11 @@ def test_a_cluster_that_is_not_there_is_one_clear_error(capsys, monkeypatch) -> 
     assert code == 1 and err.startswith("nimmt-arena: cannot reach a Dask scheduler at "
                                         "tcp://127.0.0.1:9")
     assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_the_documented_python_example_plays_without_a_failure(capsys) -> None:
+    example = TESTS.parent / "docs" / "examples" / "decide.py"
+    code, report, err = _arena(capsys, "--seats", f"py:{example}:decide,heuristic,random",
+                               "--players", "3", "--rounds", "6", "--professional", "--json")
+    assert code == 0 and err == ""
+    assert report["strategies"][0]["failures"] == 0 and report["strategies"][0]["rounds"] == 6
