@@ -37,8 +37,9 @@ from test_bots_network import _start_server
 FAST = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=30.0,
                          choice_time=30.0)
 
-#: Answers each question as told by argv[1]: "double" writes every answer twice;
-#: "stale_id" first writes an answer echoing another question's id; "garbage" writes
+#: Answers each question as told by argv[1]: "double" writes every answer twice in one
+#: write; "double_id" writes it twice, echoing the question's id; "stale_id" first
+#: writes an answer echoing another question's id; "garbage" writes
 #: "garbage:PATH" writes garbage on its first question ever (PATH marks it done); "sleep:S" answers after S seconds.
 PROGRAM = textwrap.dedent("""
     import json, sys, time
@@ -61,9 +62,14 @@ PROGRAM = textwrap.dedent("""
             time.sleep(float(mode[6:]))
         if mode == "stale_id":
             print(json.dumps({**answer, "id": q["id"] - 1}), flush=True)
-        print(json.dumps({**answer, "id": q["id"]} if mode == "stale_id" else answer), flush=True)
-        if mode == "double":
-            print(json.dumps(answer), flush=True)
+        if mode == "double":  # two lines in one write: both there before the next question
+            sys.stdout.write(json.dumps(answer) + "\\n" + json.dumps(answer) + "\\n")
+            sys.stdout.flush()
+            continue
+        echo = mode in ("stale_id", "double_id")
+        print(json.dumps({**answer, "id": q["id"]} if echo else answer), flush=True)
+        if mode == "double_id":  # the spare line says which question it answers
+            print(json.dumps({**answer, "id": q["id"]}), flush=True)
 """)
 
 
@@ -160,7 +166,7 @@ def test_a_program_that_never_starts_fails_the_bot_with_a_summary(tmp_path, caps
 # --- a line that answers no open question ---------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", ["double", "stale_id"])
+@pytest.mark.parametrize("mode", ["double", "double_id", "stale_id"])
 def test_a_spare_answer_is_dropped_not_taken_for_the_next_question(tmp_path, caplog, mode) -> None:
     player = ProgramPlayer(_command(tmp_path, mode))
     with running_server() as port, caplog.at_level(logging.WARNING, logger="nimmt.bots"):
@@ -170,7 +176,7 @@ def test_a_spare_answer_is_dropped_not_taken_for_the_next_question(tmp_path, cap
     assert player.faults == [] and player.answered == player.asked >= 10
     assert len(player.dropped) >= 9  # a spare line for (nearly) every answer
     assert "answers no open question" in caplog.text
-    if mode == "stale_id":
+    if mode == "stale_id":  # written after the question: told apart by its id
         assert "its id is" in caplog.text
 
 
