@@ -203,12 +203,14 @@ def test_a_bot_at_a_table_nobody_starts_says_so_then_finds_a_game(caplog) -> Non
     async def run(port: int):
         host = await connect("127.0.0.1", port, "Idle", "human")
         await host.send(wire.CreateTable(options=FAST, name="never starts"))
+        async for message in host.events():
+            if isinstance(message, wire.Seated):
+                break  # the table is there
 
         async def listen():  # the host answers pings and does nothing else
             async for _ in host.events():
                 pass
         listening = asyncio.create_task(listen())
-        await asyncio.sleep(0.2)
         try:
             return await asyncio.wait_for(
                 play_bot("127.0.0.1", port, _lowest, name="Finder",
@@ -347,15 +349,14 @@ def test_an_answer_inside_the_margin_is_late_and_the_fallback_decides(tmp_path) 
     async def ask(sleep: float) -> tuple[object, ProgramPlayer]:
         player = ProgramPlayer(_command(tmp_path, f"sleep:{sleep}"))
         await player.start()
-        await asyncio.sleep(0.3)  # the program is up and reading
         try:
-            decision = await player.decide(Ask(view, time.monotonic() + 2.0))
+            decision = await player.decide(Ask(view, time.monotonic() + 3.0))
         finally:
             await player.aclose()
         return decision, player
 
-    # 1.9 s: before the deadline, but inside its last 0.2 s: late.
-    decision, player = asyncio.run(ask(1.9))
+    # 2.9 s of 3: before the deadline, but inside its last 0.2 s: late.
+    decision, player = asyncio.run(ask(2.9))
     assert player.answered == 0 and player.faults[0].startswith("answered late")
     assert decision == player.fallback.decide(view) != Commit(1, view.hand[0])
     # 0.5 s: in time; the program's own answer (its lowest card).
