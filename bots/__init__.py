@@ -8,8 +8,11 @@ other. The network bot lives in submodules, imported by name:
 ``nimmt.bots.runner`` (the ``nimmt-bot`` command) plays on a server;
 ``nimmt.bots.sdk.play`` plays your Python ``decide(view)``; ``nimmt.bots.bridge``
 lets a program in any language decide (``nimmt-bot --exec``);
-``nimmt.bots.tracker.SeatTracker`` turns what a seat receives into a ``View``.
-docs/BOTS.md is the guide.
+``nimmt.bots.tracker.SeatTracker`` turns what a seat receives into a ``View``;
+``nimmt.bots.session`` rides out lost links, server restarts and tables that do
+not start. The arena seats programs and Python functions too
+(``nimmt.bots.external``) and runs on a Dask cluster (``nimmt.bots.cluster``).
+docs/BOTS.md and docs/ARENA.md are the guides.
 """
 
 from .basic import HeuristicStrategy, RandomStrategy, Strategy

@@ -1,7 +1,12 @@
-"""``nimmt-arena``: strategies against each other, in process, on every core.
+"""``nimmt-arena``: strategies against each other, in process, on every core, or on a cluster.
 
     nimmt-arena --players 4 --seats search,heuristic,random,random --rounds 400
     nimmt-arena --players 4 --seats search:ms=20,mcs:ms=20,random,random --games 40 --draft
+    nimmt-arena --seats "exec:node docs/examples/bot.js,search:ms=20,random,random" --rounds 40
+    nimmt-arena --seats py:mybot:decide,search,random,random --cluster tcp://scheduler-host:8786
+
+Beside the built-in strategies, a seat may be a program (``exec:COMMAND``) or a
+Python function (``py:MODULE:FUNCTION``): see ``nimmt.bots.external``.
 
 Deals are shared: each deal is played once in every rotation of the seats, so
 every strategy plays every hand from every seat, which cuts the variance of
@@ -28,6 +33,7 @@ import argparse
 import collections
 import functools
 import json
+import logging
 import math
 import os
 import random
@@ -38,7 +44,8 @@ from dataclasses import asdict, dataclass, field
 
 from nimmt.engine import GameOver, Game, InvalidOptions, Options, RoundScored
 
-from .strategies import StrategyError, make_strategy, parse_strategy
+from .external import PROGRAM_TIME, check_seat, close_kept, is_external, make_seat
+from .strategies import StrategyError, parse_strategy
 
 __all__ = ["ArenaConfig", "PlayedGame", "Report", "StrategyReport", "run_arena", "main"]
 
@@ -58,6 +65,7 @@ class ArenaConfig:
     options: Options
     seed: int = 1
     seatings: str = "rotations"
+    program_time: float = PROGRAM_TIME  # seconds a program (exec:) has for each decision
 
     def __post_init__(self) -> None:
         if self.seatings not in SEATINGS:
@@ -132,15 +140,23 @@ class PlayedGame:
     decisions: tuple[int, ...]  # per seat
     think: tuple[float, ...]  # per seat, seconds in total
     worst: tuple[float, ...]  # per seat, the slowest decision in seconds
+    failures: tuple[int, ...] = ()  # per seat: decisions the seat failed (the fallback made them)
+    faults: tuple[str, ...] = ()  # per seat: its last failure, "" if none
 
 
-def play_game(config: ArenaConfig, deal: int, seating: int) -> PlayedGame:
-    """Play deal ``deal`` in the seating ``config.arrangements()[seating]``."""
+def play_game(config: ArenaConfig, deal: int, seating: int, keep: bool = False) -> PlayedGame:
+    """Play deal ``deal`` in the seating ``config.arrangements()[seating]``. ``keep``: a
+    program (``exec:``) is kept for the next game at its seat, in this process
+    (``nimmt.bots.external.close_kept`` stops them); else it is stopped after the game."""
     specs = config.arrangements()[seating]
     n = len(specs)
     deck_rng = random.Random(f"nimmt-arena:{config.seed}:deal:{deal}")
-    strategies = [make_strategy(spec, seed=config.strategy_seed(deal, seating, seat))
-                  for seat, spec in enumerate(specs)]
+    # A kept program follows its spec round the table: the k-th seat of a spec reuses
+    # the k-th program of that spec, wherever the seating puts it.
+    copy = [specs[:seat].count(spec) for seat, spec in enumerate(specs)]
+    seats = [make_seat(spec, config.strategy_seed(deal, seating, seat), config.program_time,
+                       copy[seat] if keep else None)
+             for seat, spec in enumerate(specs)]
     game = Game(config.options, rng=deck_rng)
     rounds: list[tuple[int, ...]] = []
     winners: tuple[int, ...] = ()
@@ -148,25 +164,30 @@ def play_game(config: ArenaConfig, deal: int, seating: int) -> PlayedGame:
     think = [0.0] * n
     worst = [0.0] * n
     clock = time.perf_counter
-    while not game.is_over:
-        pending = game.pending
-        assert pending is not None
-        for seat in sorted(pending.seats):
-            view = game.view(seat)
-            start = clock()
-            decision = strategies[seat].decide(view)
-            spent = clock() - start
-            decisions[seat] += 1
-            think[seat] += spent
-            if spent > worst[seat]:
-                worst[seat] = spent
-            for event in game.apply(decision):
-                if isinstance(event, RoundScored):
-                    rounds.append(tuple(event.penalties))
-                elif isinstance(event, GameOver):
-                    winners = tuple(event.result.winners)
+    try:
+        while not game.is_over:
+            pending = game.pending
+            assert pending is not None
+            for seat in sorted(pending.seats):
+                view = game.view(seat)
+                start = clock()
+                decision = seats[seat].decide(view)
+                spent = clock() - start
+                decisions[seat] += 1
+                think[seat] += spent
+                if spent > worst[seat]:
+                    worst[seat] = spent
+                for event in game.apply(decision):
+                    if isinstance(event, RoundScored):
+                        rounds.append(tuple(event.penalties))
+                    elif isinstance(event, GameOver):
+                        winners = tuple(event.result.winners)
+    finally:
+        for each in seats:
+            each.close()
     return PlayedGame(deal, seating, specs, tuple(rounds), winners, tuple(decisions),
-                      tuple(think), tuple(worst))
+                      tuple(think), tuple(worst), tuple(s.failures for s in seats),
+                      tuple(s.last_fault or "" for s in seats))
 
 
 @dataclass(slots=True)
@@ -182,6 +203,8 @@ class StrategyReport:
     worst_ms: float
     difference: float | None = None  # bullheads per round minus the first strategy's
     difference_ci95: float | None = None
+    failures: int = 0  # decisions it failed: the fallback (heuristic) made them
+    last_fault: str | None = None
 
 
 @dataclass(slots=True)
@@ -196,6 +219,7 @@ class Report:
     seconds: float
     strategies: list[StrategyReport] = field(default_factory=list)
     seatings: str = "rotations"
+    cluster: str | None = None  # the Dask scheduler the games ran on (jobs: its workers)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -204,21 +228,28 @@ class Report:
         o = self.options
         variants = [name for name in ("tactic_deck", "draft", "professional") if o[name]] or ["base"]
         duplicate = ", duplicate" if self.seatings == "all" else ""
+        width = max([24, *(len(s.strategy) + 2 for s in self.strategies)])
         lines = [
             f"{self.players} players, {self.games} games ({self.deals} deals x "
             f"{self.games // max(self.deals, 1)} seatings{duplicate}), {self.rounds} rounds "
-            f"a seat, rules: {', '.join(variants)}, seed {self.seed}, {self.jobs} processes, "
+            f"a seat, rules: {', '.join(variants)}, seed {self.seed}, {self.jobs} "
+            f"{'workers on ' + self.cluster if self.cluster else 'processes'}, "
             f"{self.seconds:.1f} s",
-            f"{'strategy':<24}{'seats':>6}{'bullheads/round':>20}{'win share':>11}"
+            f"{'strategy':<{width}}{'seats':>6}{'bullheads/round':>20}{'win share':>11}"
             f"{'ms/decision':>13}{'worst ms':>10}   vs first (95% CI)",
         ]
         for s in self.strategies:
             diff = (f"{s.difference:+.2f} ± {s.difference_ci95:.2f}"
                     if s.difference is not None and s.difference_ci95 is not None else "")
             lines.append(
-                f"{s.strategy:<24}{s.seats:>6}{s.bullheads_per_round:>12.2f} ± {s.ci95:<5.2f}"
+                f"{s.strategy:<{width}}{s.seats:>6}{s.bullheads_per_round:>12.2f} ± {s.ci95:<5.2f}"
                 f"{s.win_share:>11.1%}{s.mean_ms:>13.2f}{s.worst_ms:>10.1f}   {diff}"
             )
+        for s in self.strategies:
+            if s.failures:
+                lines.append(f"FAILED: {s.strategy} failed {s.failures} of {s.decisions} "
+                             f"decisions (the fallback, heuristic, made them; its figures "
+                             f"include them); last: {s.last_fault}")
         return "\n".join(lines)
 
 
@@ -232,8 +263,13 @@ def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, sec
     decisions = dict.fromkeys(order, 0)
     think = dict.fromkeys(order, 0.0)
     worst = dict.fromkeys(order, 0.0)
+    failures = dict.fromkeys(order, 0)
+    faults: dict[str, str | None] = dict.fromkeys(order)
     for r in results:
         for seat, spec in enumerate(r.specs):
+            if r.failures and r.failures[seat]:
+                failures[spec] += r.failures[seat]
+                faults[spec] = r.faults[seat]
             heads = per_deal[spec].setdefault(r.deal, [])
             heads.extend(scores[seat] for scores in r.rounds)
             decisions[spec] += r.decisions[seat]
@@ -259,7 +295,7 @@ def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, sec
             bullheads_per_round=sum(values) / len(values) if values else math.nan, ci95=ci,
             win_share=wins[spec] / len(results) if results else 0.0, decisions=decisions[spec],
             mean_ms=1000 * think[spec] / decisions[spec] if decisions[spec] else 0.0,
-            worst_ms=1000 * worst[spec],
+            worst_ms=1000 * worst[spec], failures=failures[spec], last_fault=faults[spec],
         )
         if spec != first:
             diffs = [deal_means[spec][d] - deal_means[first][d] for d in deal_means[spec]]
@@ -283,29 +319,61 @@ def _play_unit(job: tuple[ArenaConfig, int, int]) -> PlayedGame:
     return play_game(config, deal, seating)
 
 
-def play_all(config: ArenaConfig, jobs: int = 1) -> Iterator[PlayedGame]:
-    """Every game of ``config``, in ``jobs`` processes (1: in this one), as they finish."""
+def _play_kept(job: tuple[ArenaConfig, int, int]) -> PlayedGame:
+    config, deal, seating = job
+    return play_game(config, deal, seating, keep=True)
+
+
+def _worker_start() -> None:
+    import multiprocessing.util
+
+    multiprocessing.util.Finalize(None, close_kept, exitpriority=10)  # at the worker's end
+
+
+def play_all(config: ArenaConfig, jobs: int = 1, cluster: str | None = None) -> Iterator[PlayedGame]:
+    """Every game of ``config``, as they finish: in ``jobs`` processes (1: in this one),
+    or on the Dask cluster whose scheduler is at ``cluster``. Locally, a program
+    (``exec:``) is kept from game to game at its seat in each process; on a cluster,
+    whose workers outlive the run, each game starts its own."""
     units = [(config, deal, seating) for deal, seating in config.units()]
+    if cluster is not None:
+        from .cluster import play_on_cluster
+
+        yield from play_on_cluster(_play_unit, units, cluster)
+        return
     if jobs <= 1:
-        yield from map(_play_unit, units)
+        try:
+            yield from map(_play_kept, units)
+        finally:
+            close_kept()
         return
     import multiprocessing
 
     context = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
-    with context.Pool(jobs) as pool:
-        yield from pool.imap_unordered(_play_unit, units, chunksize=1)
+    pool = context.Pool(jobs, initializer=_worker_start)
+    try:
+        yield from pool.imap_unordered(_play_kept, units, chunksize=1)
+        pool.close()  # the workers end by themselves, stopping their programs
+        pool.join()
+    finally:
+        pool.terminate()
 
 
 def run_arena(
-    config: ArenaConfig, jobs: int = 1, progress: Callable[[Iterable[PlayedGame], int], Iterable[PlayedGame]] | None = None
+    config: ArenaConfig, jobs: int = 1,
+    progress: Callable[[Iterable[PlayedGame], int], Iterable[PlayedGame]] | None = None,
+    cluster: str | None = None,
 ) -> Report:
-    """Play everything and summarize; ``progress(iterable, total)`` may wrap the results."""
+    """Play everything and summarize; ``progress(iterable, total)`` may wrap the results.
+    ``cluster``: a Dask scheduler's address (``jobs`` is then its number of workers)."""
     start = time.perf_counter()
-    results: Iterable[PlayedGame] = play_all(config, jobs)
+    results: Iterable[PlayedGame] = play_all(config, jobs, cluster)
     if progress is not None:
         results = progress(results, len(config.units()))
     collected = list(results)
-    return summarize(config, collected, jobs, time.perf_counter() - start)
+    report = summarize(config, collected, jobs, time.perf_counter() - start)
+    report.cluster = cluster
+    return report
 
 
 # ---------------------------------------------------------------------------- command line
@@ -317,7 +385,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Play strategies against each other and measure them. Each deal is played "
         "in every rotation of the seats (or every arrangement: --seatings all). Strategies: "
         "random, heuristic, mcs, search; parameters after a colon, as in search:ms=20 or "
-        "mcs:samples=300.",
+        "mcs:samples=300. Your own bots: exec:COMMAND (a program speaking nimmt-bot --exec's "
+        "JSON lines, e.g. exec:node docs/examples/bot.js) and py:MODULE:FUNCTION (a Python "
+        "decide(view), e.g. py:mybot:decide or py:path/to/bot.py:decide).",
     )
     p.add_argument("--players", type=int, default=4, help="seats at the table, 2-10 (default 4)")
     p.add_argument("--seats", default=None, metavar="S1,S2,...",
@@ -341,6 +411,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="everything random derives from it (default 1)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="processes to play in (default: one per core)")
+    p.add_argument("--program-time", type=float, default=PROGRAM_TIME, metavar="SECONDS",
+                   help="seconds an exec: program has for each decision; late, it is stopped "
+                        f"and the fallback decides (default {PROGRAM_TIME:g})")
+    p.add_argument("--cluster", metavar="ADDRESS", default=None,
+                   help="play the games on the Dask cluster whose scheduler is at ADDRESS "
+                        "(e.g. tcp://scheduler-host:8786; pip install 'nimmt[cluster]'); --jobs is "
+                        "then ignored")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -355,8 +432,11 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
         raise ValueError(f"--seats names {len(seats)} strategies for {players} players: "
                          f"give exactly one per seat (or change --players)")
     for spec in seats:
-        parse_strategy(spec)
-        make_strategy(spec)  # values out of range fail now, not in a worker
+        if not is_external(spec):
+            parse_strategy(spec)
+        check_seat(spec)  # a program that cannot run, values out of range: now, not in a worker
+    if args.program_time <= 0:
+        raise ValueError("--program-time must be more than 0 seconds")
     try:
         if args.games is not None:
             if args.games < 1:
@@ -379,7 +459,7 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
                          f"more than {MAX_ARRANGEMENTS}; use fewer distinct strategies or "
                          f"--seatings rotations")
     deals = -(-count // arrangements)
-    return ArenaConfig(seats, deals, options, args.seed, args.seatings)
+    return ArenaConfig(seats, deals, options, args.seed, args.seatings, args.program_time)
 
 
 def _split_seats(text: str) -> list[str]:
@@ -407,6 +487,8 @@ def _progress_bar(title: str) -> Callable[[Iterable[PlayedGame], int], Iterable[
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    # A failing program's every failure would be a line: the report counts them instead.
+    logging.getLogger("nimmt.bots").setLevel(logging.ERROR)
     try:
         config = config_from_args(args)
     except (ValueError, StrategyError) as e:
@@ -415,13 +497,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--jobs must be at least 1")
     show = not args.quiet and sys.stderr.isatty() and sys.stdout.isatty()
     progress = _progress_bar(f"nimmt-arena: {', '.join(config.seats)}") if show else None
+    jobs = args.jobs
     try:
-        report = run_arena(config, args.jobs, progress)
+        if args.cluster is not None:
+            from .cluster import ClusterError, cluster_workers
+
+            try:
+                jobs = cluster_workers(args.cluster)
+                report = run_arena(config, jobs, progress, cluster=args.cluster)
+            except ClusterError as e:
+                print(f"nimmt-arena: {e}", file=sys.stderr)
+                return 1
+        else:
+            report = run_arena(config, jobs, progress)
     except KeyboardInterrupt:
         print("nimmt-arena: interrupted", file=sys.stderr)
         return 130
     print(report.to_json() if args.json else report.to_text())
-    return 0
+    never = False
+    for s in report.strategies:
+        if s.failures:
+            print(f"nimmt-arena: {s.strategy} failed {s.failures} of {s.decisions} decisions "
+                  f"(the fallback made them); last: {s.last_fault}", file=sys.stderr)
+            never = never or s.failures >= s.decisions
+    return 1 if never else 0
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ from nimmt.engine import (
 )
 
 from .runner import BotResult, play_bot
+from .session import RECONNECT_FOR, TABLE_WAIT
 
 __all__ = [
     "play", "play_async", "BotResult",
@@ -92,25 +93,35 @@ def _table_options(create: bool | wire.TableOptions, seats: int,
 async def play_async(decide: Any, address: str = "localhost", *, name: str = "python bot",
                      table: str | None = None, create: bool | wire.TableOptions = False,
                      seats: int = 4, rounds: int | None = None, add_bots: int = 0,
-                     games: int = 1) -> BotResult:
+                     games: int = 1, bot_level: str = "hard", table_wait: float = TABLE_WAIT,
+                     reconnect_for: float = RECONNECT_FOR) -> BotResult:
     """:func:`play` for code that already runs an asyncio loop."""
     host, port = parse_address(address)
-    return await play_bot(host, port, decide, name=name, join=table,
-                          create=_table_options(create, seats, rounds), add_bots=add_bots,
-                          games=games)
+    options = _table_options(create, seats, rounds)
+    return await play_bot(host, port, decide, name=name, join=table, create=options,
+                          add_bots=add_bots, games=games, bot_level=bot_level,
+                          new_table=options or _table_options(True, seats, rounds),
+                          table_wait=table_wait, reconnect_for=reconnect_for)
 
 
 def play(decide: Any, address: str = "localhost", *, name: str = "python bot",
          table: str | None = None, create: bool | wire.TableOptions = False, seats: int = 4,
-         rounds: int | None = None, add_bots: int = 0, games: int = 1) -> BotResult:
+         rounds: int | None = None, add_bots: int = 0, games: int = 1, bot_level: str = "hard",
+         table_wait: float = TABLE_WAIT, reconnect_for: float = RECONNECT_FOR) -> BotResult:
     """Play ``games`` games on the server at ``address`` (``HOST[:PORT]``) with ``decide``.
 
     Where to sit: ``table="t3"`` joins that table; ``create=True`` creates a table
     of ``seats`` seats (ending after ``rounds`` rounds, or at 66 points), fills
     ``add_bots`` seats with the server's bots and starts it when full (pass a
     ``nimmt.protocol.TableOptions`` for every option); neither joins a waiting
-    table or creates one. Raises ``nimmt.client.ClientError`` (one line for a
-    person) if the server cannot be reached.
+    table or creates one. Added bots play at ``bot_level``. A table that has not
+    started after ``table_wait`` seconds is filled with bots and started (if ours)
+    or left for one of our own; a server that shut down or cannot be reached is
+    tried again for ``reconnect_for`` seconds (0: stop at once). Raises
+    ``nimmt.client.ClientError`` (one line for a person) if the server cannot be
+    reached at the start.
     """
     return asyncio.run(play_async(decide, address, name=name, table=table, create=create,
-                                  seats=seats, rounds=rounds, add_bots=add_bots, games=games))
+                                  seats=seats, rounds=rounds, add_bots=add_bots, games=games,
+                                  bot_level=bot_level, table_wait=table_wait,
+                                  reconnect_for=reconnect_for))

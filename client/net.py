@@ -397,13 +397,15 @@ class ClientConnection:
                 raise ConnectionLost("the connection was closed", resumable=False)
             try:
                 await self._open_socket()
+                self.closed = False  # after the server's goodbye: this connection is a new one
                 welcome = await self._handshake()
                 if self._user_closed:  # close() was called meanwhile
                     self.closed = True
                     self._drop_socket()
                     raise ConnectionLost("the connection was closed", resumable=False)
                 return welcome
-            except (ConnectFailed, ConnectionLost) as exc:
+            except (ConnectFailed, ConnectionLost, SendFailed) as exc:
+                # SendFailed: the connection was reset while the hello was written
                 if isinstance(exc, ConnectionLost) and not exc.resumable:
                     raise
                 last: ClientError = exc

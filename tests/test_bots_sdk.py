@@ -4,6 +4,7 @@ server with a plain function or a Strategy subclass, and survives a dropped link
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -67,13 +68,15 @@ def test_a_decide_that_fails_is_played_for_and_the_game_goes_on(server_port: int
             raise RuntimeError("a bug in my bot")
         return view.legal[0]
 
-    options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=0.5)
+    options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=30)
+    start = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="nimmt.bots"):
         result = play(decide, f"127.0.0.1:{server_port}", create=options, add_bots=3)
     assert result.games == 1 and result.errors == []
     assert "ValueError: 0 is not a legal choice now" in caplog.text
     assert "RuntimeError: a bug in my bot" in caplog.text
-    assert caplog.text.count("the server's autopilot will decide") == 2
+    assert caplog.text.count("the fallback (heuristic) decides at once") == 2
+    assert time.monotonic() - start < 20  # not two 30 s deadlines: decided at once
 
 
 def test_play_resumes_after_the_link_drops(server_port: int) -> None:

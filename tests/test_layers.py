@@ -37,7 +37,10 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "protocol":     (("nimmt.protocol",),                        ()),
     "strategies":   (("nimmt.bots",),                            ("engine",)),
     "client":       (("nimmt.client",),                          ("protocol",)),
-    "network bot":  (("nimmt.bots.runner", "nimmt.bots.tracker", "nimmt.bots.bridge", "nimmt.bots.sdk"),
+    # (the arena seats programs through the bridge: nimmt.bots.external, so it is here too)
+    "network bot":  (("nimmt.bots.runner", "nimmt.bots.tracker", "nimmt.bots.bridge", "nimmt.bots.sdk",
+                      "nimmt.bots.session", "nimmt.bots.lines", "nimmt.bots.external",
+                      "nimmt.bots.arena", "nimmt.bots.cluster"),
                      ("client", "protocol", "engine", "strategies")),
     "server":       (("nimmt.server",),                          ("engine", "protocol", "strategies")),
 }  # fmt: skip
