@@ -37,14 +37,19 @@ def hash_token(token: str) -> str:
 
 
 class LockFile:
-    """An exclusive ``flock`` on ``PATH.lock``, held until ``release``."""
+    """An exclusive ``flock`` on ``PATH.lock`` (readable by this user only), held until
+    ``release``. ``created``: whether this call made the file."""
 
     def __init__(self, db: Path) -> None:
         self.path = db.with_name(db.name + ".lock")
+        self.created = not self.path.exists()
         try:
-            self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:
+            self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as e:
             self.fd = None  # a read-only folder: nobody can write the database there either
+            self.created = False
+            if e.errno == errno.ENOSPC:
+                raise
             return
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -59,8 +64,12 @@ class LockFile:
                     "or give this one another file with --db PATH",
                 ) from None
             raise DatabaseUnreadable(db, f"cannot lock {self.path}: {e.strerror or e}") from None
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, str(os.getpid()).encode("ascii"), 0)
+        try:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, str(os.getpid()).encode("ascii"), 0)
+        except OSError:  # a full disk: Store.open names the file and removes what it made
+            self.release()
+            raise
 
     def release(self) -> None:
         if self.fd is not None:
