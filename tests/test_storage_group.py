@@ -4,6 +4,8 @@ Issue 22: a database path with ``#`` or ``?``, and files only the server's user 
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 import sqlite3
 import stat
 import threading
@@ -17,7 +19,7 @@ from nimmt import protocol as P
 from nimmt.engine import Commit, Options, record_from_game
 from nimmt.server import start_server
 from nimmt.server.storage import AsyncStore, Store, decision_fact
-from server_helpers import ScriptClient, make_config
+from server_helpers import Player, ScriptClient, make_config, play_all, seat_players
 from storage_helpers import play_game
 
 
@@ -169,3 +171,106 @@ def test_the_database_its_log_its_lock_and_its_folder_are_the_users_only(tmp_pat
             assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
         for folder in (path.parent, path.parent.parent):
             assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+
+
+# ----------------------------------------------------------------- a full disk at start
+
+FULL_DISK = """
+import errno, os, sys
+from nimmt.server.cli import main
+def full(fd, data, offset):  # the disk is full: the first byte written fails
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+os.pwrite = full
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("where", ["new.db", "sub/folder/new.db"])
+def test_a_full_disk_at_start_names_the_database_and_leaves_nothing_behind(
+        tmp_path: Path, where: str) -> None:
+    """Before: "cannot listen on 127.0.0.1:PORT: No space left on device", and an empty
+    lock file left. The full disk is simulated: every ``os.pwrite`` fails with ENOSPC
+    (the lock file's is the first write on a new database)."""
+    full = tmp_path / "full"
+    full.mkdir()
+    db = full / where
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
+        capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert f"cannot create the database {db}: No space left on device" in done.stderr, done.stderr
+    assert "listen" not in done.stderr
+    assert list(full.iterdir()) == []  # no lock file, no database, no folder
+
+
+# ----------------------------------------------------------------- kill -9
+
+
+def test_a_commit_the_player_was_told_of_is_there_after_a_sigkill(tmp_path: Path) -> None:
+    db, config = tmp_path / "nimmt.db", tmp_path / "c.toml"
+    config.write_text(crash_driver.CONFIG)
+    proc, port = crash_driver.start_server(db, config)
+    try:
+        driver = crash_driver.Driver(port)
+        seated = driver.request(P.CreateTable(options=P.TableOptions(
+            seats=2, step_delay=0.0, turn_time=60.0, point_limit=None, rounds=3)))
+        assert isinstance(seated, P.Seated)
+        driver.request(P.AddBot(strategy="easy"))
+        driver.send(P.Start())
+        hand: tuple[int, ...] = ()
+        while not isinstance(msg := driver.recv(), P.TurnStarted):
+            if isinstance(msg, P.HandDealt):
+                hand = msg.cards
+        driver.send(P.Commit(round=1, turn=1, card=hand[-1]))
+        while not isinstance(msg := driver.recv(), P.CommitAccepted):
+            pass
+        proc.send_signal(signal.SIGKILL)  # the moment the player heard of it
+        proc.communicate()
+        driver.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    again, _ = crash_driver.start_server(db, config)  # brings the table back
+    try:
+        with Store.open(db, read_only=True) as store:
+            (table,) = store.open_tables()
+            decisions = [f.payload for f in table.facts if f.kind == "decision"]
+    finally:
+        again.terminate()
+        again.communicate()
+    assert table.id == seated.table.table_id
+    assert {"type": "commit", "seat": seated.seat, "card": hand[-1], "by": "player"} in decisions
+
+
+# ----------------------------------------------------------------- giving up, said
+
+
+async def test_players_hear_what_was_dropped_and_what_comes_next_is_saved(tmp_path: Path) -> None:
+    """Before: past the backlog the queue was thrown away, yet players heard "nothing was
+    lost" and nothing was saved from then on."""
+    path = tmp_path / "nimmt.db"
+    store = AsyncStore(Store.open(path), max_backlog=5)
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(), store=store)
+        ann = await ScriptClient.tcp(port, "Ann")
+        bob = await ScriptClient.tcp(port, "Bob")
+        first = await seat_players(ann, [bob], P.TableOptions(seats=2, step_delay=0, rounds=2,
+                                                              point_limit=None))
+        await ann.send(P.Start())
+        await ann.expect("turn_started")
+        store.store._db.execute("PRAGMA query_only = 1")  # the file cannot be written
+        results = await play_all([Player(ann), Player(bob, seed=1)])
+        assert results[0].totals == results[1].totals  # the game went on in memory
+        notices = [m.text for m in bob.of_type("chat_message") if m.name == "server"]
+        assert any("DROPPED" in text and f"table {first}" in text for text in notices), notices
+        store.store._db.execute("PRAGMA query_only = 0")
+        # a new table after the drop is saved, and everyone hears what was lost
+        cy = await ScriptClient.tcp(port, "Cy")
+        second = await seat_players(cy, [], P.TableOptions(seats=2, step_delay=0))
+        lost = await ann.expect(lambda m: isinstance(m, P.ChatMessage) and "LOST" in m.text)
+        assert lost.name == "server" and f"table {first}" in lost.text
+        await server.shutdown()
+    await store.aclose()
+    with Store.open(path, read_only=True) as kept:
+        assert [t.id for t in kept.open_tables()] == [second]  # not an older position of the first

@@ -67,7 +67,9 @@ class LockFile:
         try:
             os.ftruncate(self.fd, 0)
             os.pwrite(self.fd, str(os.getpid()).encode("ascii"), 0)
-        except OSError:  # a full disk: Store.open names the file and removes what it made
+        except OSError:  # a full disk: Store.open names the file; nothing is left behind
+            if self.created:
+                self.path.unlink(missing_ok=True)
             self.release()
             raise
 

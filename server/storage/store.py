@@ -272,10 +272,17 @@ class Store:
             db.execute(f"PRAGMA user_version = {number}")
             db.execute("COMMIT")
         except sqlite3.Error as e:
-            db.execute("ROLLBACK")
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # SQLite rolled back already (a full disk)
             if _code(e) in (_READONLY, _CANTOPEN, _PERM):
                 raise  # Store.open: a read-only file
             db.close()
+            if number == 1:  # a new (empty) file: Store.open removes it if it made it
+                raise DatabaseUnreadable(
+                    self.path, f"cannot create the database {self.path or MEMORY} ({e}): free "
+                    "some disk space, or use another file with --db PATH.") from None
             raise DatabaseUnreadable(
                 self.path, f"cannot bring {self.path or MEMORY} up to database version {number} "
                 f"({e}); it was left at version {number - 1}. Free some disk space, or use "
