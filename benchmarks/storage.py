@@ -1,12 +1,19 @@
 """The storage layer: how long a fact takes to reach the file, and a kill soak.
 
-    python benchmarks/storage.py              # latency (file and :memory:) + 30 kills
+    python benchmarks/storage.py              # latency, 250 tables at once, 30 kills
     python benchmarks/storage.py --kills 100  # a longer soak
+    python benchmarks/storage.py --only-tables --tables 250 --seconds 10
 
 Latency: one fact (a commit) appended per call, as a table does before it sends
 a decision's effects; ``Store.append`` directly and ``AsyncStore.append`` from
 trio (a worker-thread hop), medians and p99 over 2,000 appends each, both
 cases in one run.
+
+Tables at once: ``--tables`` trio tasks (250), each a table appending one fact
+(a commit) per call and waiting for it, as a table does before it sends a
+decision's effects, for ``--seconds``: facts per second through
+``AsyncStore`` on a file, and each append's wait (median, p99). With group
+commit the facts handed in while a transaction is written go in the next one.
 
 Soak: ``tests/storage_crash_child.py`` plays 3-player games through a Store and
 is killed with SIGKILL after a random number of stored facts, again and again;
@@ -69,6 +76,40 @@ def async_latency(path: str, n: int) -> list[float]:
     return trio.run(run)
 
 
+def tables_at_once(path: str, tables: int, seconds: float,
+                   durability: str = "normal") -> tuple[int, list[float], int]:
+    """``tables`` tasks appending one fact at a time for ``seconds``: facts written, each
+    append's wait, and the transactions it took (0 if the store does not count them)."""
+
+    async def run() -> tuple[int, list[float], int]:
+        store = Store.open(path, durability=durability) if durability != "normal" else Store.open(path)
+        astore = AsyncStore(store)
+        ids = [f"t{i}" for i in range(1, tables + 1)]
+        for table_id in ids:
+            await astore.create_table(table_id, "bench", {}, {})
+        commits = getattr(astore, "commits", 0)
+        waits: list[float] = []
+        stop = time.perf_counter() + seconds
+
+        async def table(table_id: str, seat: int) -> None:
+            i = 0
+            while time.perf_counter() < stop:
+                fact = decision_fact(Commit(seat % 4, 1 + i % 104), by="player")
+                start = time.perf_counter()
+                assert await astore.append(table_id, fact) is None
+                waits.append(time.perf_counter() - start)
+                i += 1
+
+        async with trio.open_nursery() as nursery:
+            for seat, table_id in enumerate(ids):
+                nursery.start_soon(table, table_id, seat)
+        commits = getattr(astore, "commits", 0) - commits
+        await astore.aclose()
+        return len(waits), waits, commits
+
+    return trio.run(run)
+
+
 def soak(folder: str, kills: int, games: int, seed: int) -> None:
     path = os.path.join(folder, "soak.db")
     rng = random.Random(seed)
@@ -109,8 +150,24 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=30)
     parser.add_argument("--games", type=int, default=0, help="default: twice --kills")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tables", type=int, default=250, help="tables appending at once")
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long they append")
+    parser.add_argument("--durability", default="normal", choices=("normal", "full"),
+                        help="the tables-at-once case's synchronous mode")
+    parser.add_argument("--only-tables", action="store_true",
+                        help="only the tables-at-once case (no latency cases, no soak)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
+        if args.tables:
+            facts, waits, commits = tables_at_once(os.path.join(folder, "tables.db"), args.tables,
+                                                   args.seconds, args.durability)
+            per = f", {facts / commits:.1f} facts a transaction" if commits else ""
+            print(f"{args.tables} tables appending at once for {args.seconds:g} s "
+                  f"(durability {args.durability}): "
+                  f"{facts / args.seconds:,.0f} facts/s{per}; each append waited "
+                  f"{statistics.median(waits) * 1e3:.2f} ms median, {pct(waits, 0.99) * 1e3:.2f} ms p99")
+            if args.only_tables:
+                return
         file = os.path.join(folder, "latency.db")
         cases = [
             ("Store.append, file (WAL, synchronous=NORMAL)", lambda: sync_latency(file, args.appends)),

@@ -274,3 +274,20 @@ async def test_players_hear_what_was_dropped_and_what_comes_next_is_saved(tmp_pa
     await store.aclose()
     with Store.open(path, read_only=True) as kept:
         assert [t.id for t in kept.open_tables()] == [second]  # not an older position of the first
+
+
+# ----------------------------------------------------------------- --durability
+
+
+def test_durability_full_syncs_every_transaction_and_normal_is_the_default(tmp_path: Path) -> None:
+    from nimmt.server.cli import config_from_args, parse_args
+    from nimmt.server.config import ConfigError
+
+    assert config_from_args(parse_args([])).durability == "normal"
+    assert config_from_args(parse_args(["--durability", "full"])).durability == "full"
+    (tmp_path / "c.toml").write_text('durability = "sometimes"\n')
+    with pytest.raises(ConfigError, match='durability must be "normal" or "full"'):
+        config_from_args(parse_args(["--config", str(tmp_path / "c.toml")]))
+    for durability, synchronous in (("normal", 1), ("full", 2)):
+        with Store.open(tmp_path / f"{durability}.db", durability=durability) as store:
+            assert store._db.execute("PRAGMA synchronous").fetchone()[0] == synchronous

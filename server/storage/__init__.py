@@ -11,7 +11,7 @@
 - The errors, all ``StorageError``. ``errors.py``.
 """
 
-from .async_store import MAX_BACKLOG, AsyncStore
+from .async_store import MAX_BACKLOG, AsyncStore, Dropped
 from .errors import (
     DatabaseCorrupt,
     DatabaseLocked,
@@ -50,10 +50,10 @@ from .rows import (
     StoredTable,
 )
 from .schema import SCHEMA_VERSION
-from .store import MEMORY, Store
+from .store import DURABILITY, MEMORY, Store
 
 __all__ = [
-    "Store", "AsyncStore", "MAX_BACKLOG", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",
+    "Store", "AsyncStore", "Dropped", "MAX_BACKLOG", "DURABILITY", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",
     "StoredTable", "StoredSeat", "StoredSpectator", "GameSummary", "StoredGame", "PlayerResult", "PlayerStats",
     "NoSuchGame",
     "StorageError", "DatabaseLocked", "DatabaseCorrupt", "DatabaseTooNew", "NotANimmtDatabase",

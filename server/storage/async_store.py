@@ -132,11 +132,13 @@ class AsyncStore:
         self._thread.start()
 
     @classmethod
-    async def open(cls, path: str | None = None, **kwargs: Any) -> AsyncStore:
-        """``Store.open(path)`` in a worker thread, wrapped (``kwargs``: ``on_health``,
-        ``max_backlog``). Raises what ``Store.open`` raises: the server should refuse
-        to start. A store that opened read-only has ``failing`` set already."""
-        return await trio.to_thread.run_sync(lambda: cls(Store.open(path), **kwargs))
+    async def open(cls, path: str | None = None, *, durability: str = "normal",
+                   **kwargs: Any) -> AsyncStore:
+        """``Store.open(path, durability=...)`` in a worker thread, wrapped (``kwargs``:
+        ``on_health``, ``max_backlog``). Raises what ``Store.open`` raises: the server
+        should refuse to start. A store that opened read-only has ``failing`` set already."""
+        return await trio.to_thread.run_sync(
+            lambda: cls(Store.open(path, durability=durability), **kwargs))
 
     @property
     def backlog(self) -> int:

@@ -62,10 +62,13 @@ from .rows import (
 )
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
-__all__ = ["MEMORY", "Store"]
+__all__ = ["DURABILITY", "MEMORY", "Store"]
 
 #: ``--db :memory:``: a database in memory only, gone when the server stops.
 MEMORY = ":memory:"
+
+#: ``--durability``: what a transaction waits for (``Store.open``)
+DURABILITY = ("normal", "full")
 
 _T = TypeVar("_T")
 
@@ -129,19 +132,25 @@ class Store:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> Store:
+    def open(cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False,
+             durability: str = "normal") -> Store:
         """Open (or create) the database at ``path``: ``None`` for ``default_path()``,
         ``":memory:"`` for one in memory. Migrates an older schema.
 
         Raises ``DatabaseLocked`` (another server has it), ``DatabaseCorrupt``,
         ``DatabaseTooNew``, ``NotANimmtDatabase``, ``DatabaseUnreadable``; the file
         is then untouched. ``read_only``: for readers such as ``nimmt-replay``: no
-        lock, nothing created or migrated.
+        lock, nothing created or migrated. ``durability``: one of ``DURABILITY``:
+        ``"normal"`` (``synchronous=NORMAL``: a kill loses nothing written, a power
+        cut what was written since the last checkpoint) or ``"full"`` (every
+        transaction synced to the disk before it returns).
         """
+        if durability not in DURABILITY:
+            raise ValueError(f"durability must be one of {DURABILITY}, not {durability!r}")
         if path is not None and os.fspath(path) == MEMORY:
             conn = sqlite3.connect(MEMORY, isolation_level=None, check_same_thread=False)
             store = cls(conn, None, None)
-            store._setup()
+            store._setup(durability)
             return store
         db = Path(path).expanduser() if path is not None else default_path()
         if read_only:
@@ -160,7 +169,7 @@ class Store:
             store = cls(conn, db, lock)
             store._check()
             try:
-                store._setup()
+                store._setup(durability)
             except sqlite3.Error as e:
                 if _code(e) not in (_READONLY, _CANTOPEN, _PERM) or store._version() != SCHEMA_VERSION:
                     conn.close()
@@ -244,7 +253,7 @@ class Store:
         return (f"{self.path} is damaged or not a database ({detail}). The file was left as "
                 "it is: move it away to start a new one, or use another file with --db PATH.")
 
-    def _setup(self) -> None:
+    def _setup(self, durability: str = "normal") -> None:
         db = self._db
         db.execute("PRAGMA busy_timeout = 5000")
         db.execute("PRAGMA foreign_keys = ON")
@@ -254,7 +263,7 @@ class Store:
                 self._migrate(number)
         if db.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
             db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
         # never a checkpoint inside a commit (maybe_checkpoint does them between
         # transactions); a log started again is cut back to WAL_LIMIT bytes
         db.execute("PRAGMA wal_autocheckpoint = 0")
