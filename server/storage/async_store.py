@@ -302,11 +302,9 @@ class AsyncStore:
     async def retry(self) -> StorageWriteError | None:
         """Try the queued writes again; return the error if storage still fails."""
         if self._queue:
-            await self.read(lambda: None)  # after the writer's next look at the queue
             with self._wake:
                 self._wanted = True
-                self._wake.notify()
-            await self.read(lambda: None)
+            await self.read(lambda: None)  # answered once the writer has tried the queue
         return self.failing
 
     async def aclose(self) -> None:
