@@ -49,7 +49,7 @@ from .errors import (
     StorageWriteError,
 )
 from .facts import Fact, game_over_fact, options_to_json
-from .files import LockFile, default_path, hash_token
+from .files import LockFile, Made, create_private, default_path, hash_token, make_folders
 from .rows import (
     GameSummary,
     NoSuchGame,
@@ -155,16 +155,16 @@ class Store:
         db = Path(path).expanduser() if path is not None else default_path()
         if read_only:
             return cls._open_read_only(db)
-        made = _Made()  # what this call created: removed again if the file cannot be opened
+        made = Made()  # what this call created: removed again if the file cannot be opened
         lock: LockFile | None = None
         try:
             if not db.parent.exists():
-                made.folders = _make_folders(db)
+                made.folders = make_folders(db)
             lock = LockFile(db)
             made.lock = lock.created
             if not db.exists():
                 made.files = True
-                _create_private(db)
+                create_private(db)
             conn = cls._connect(db, "rw")
             store = cls(conn, db, lock)
             store._check()
@@ -653,61 +653,6 @@ class Store:
             "FROM game_players p JOIN games g ON g.id = p.game_id "
             "GROUP BY p.name ORDER BY count(*) DESC, p.name").fetchall()
         return [PlayerStats(*row) for row in rows]
-
-
-class _Made:
-    """What ``Store.open`` created, removed again when opening fails (a full disk)."""
-
-    def __init__(self) -> None:
-        self.folders: list[Path] = []  # outermost first
-        self.lock = False
-        self.files = False
-
-    def remove(self, db: Path) -> None:
-        paths = [db.with_name(db.name + ".lock")] if self.lock else []
-        if self.files:
-            paths += [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
-        for path in paths:
-            try:
-                path.unlink()
-            except OSError:
-                pass
-        for folder in reversed(self.folders):
-            try:
-                folder.rmdir()
-            except OSError:
-                pass
-
-
-def _make_folders(db: Path) -> list[Path]:
-    """Create the database's missing folders, readable by this user only; the ones made."""
-    missing = []
-    folder = db.parent
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    made: list[Path] = []
-    try:
-        for folder in reversed(missing):
-            folder.mkdir(mode=0o700)
-            made.append(folder)
-    except OSError as e:
-        for folder in reversed(made):
-            try:
-                folder.rmdir()
-            except OSError:
-                pass
-        raise DatabaseUnreadable(db, f"cannot create the folder {db.parent}: {e.strerror or e}") from None
-    return made
-
-
-def _create_private(db: Path) -> None:
-    """Create an empty database file readable by this user only: SQLite gives its log
-    (``-wal``, ``-shm``) the same permissions."""
-    try:
-        os.close(os.open(db, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        pass
 
 
 def _plain(e: sqlite3.Error) -> str:
