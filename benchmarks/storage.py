@@ -3,6 +3,7 @@
     python benchmarks/storage.py              # latency, 250 tables at once, 30 kills
     python benchmarks/storage.py --kills 100  # a longer soak
     python benchmarks/storage.py --only-tables --tables 250 --seconds 10
+    python benchmarks/storage.py --only-tables --seconds 5 --profile   # where the time goes
 
 Latency: one fact (a commit) appended per call, as a table does before it sends
 a decision's effects; ``Store.append`` directly and ``AsyncStore.append`` from
@@ -14,6 +15,8 @@ Tables at once: ``--tables`` trio tasks (250), each a table appending one fact
 decision's effects, for ``--seconds``: facts per second through
 ``AsyncStore`` on a file, and each append's wait (median, p99). With group
 commit the facts handed in while a transaction is written go in the next one.
+``--profile``: cProfile in the trio thread and in every other thread (the
+store's), the top functions of each by own time.
 
 Soak: ``tests/storage_crash_child.py`` plays 3-player games through a Store and
 is killed with SIGKILL after a random number of stored facts, again and again;
@@ -33,7 +36,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 
@@ -41,6 +46,8 @@ from nimmt.engine import Commit, Replay
 from nimmt.server.storage import MEMORY, AsyncStore, Store, decision_fact, rebuild_game
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
+
+_T = TypeVar("_T")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -110,6 +117,47 @@ def tables_at_once(path: str, tables: int, seconds: float,
     return trio.run(run)
 
 
+def profiled(case: Callable[[], _T]) -> _T:
+    """Run ``case`` with cProfile on in this thread and in every thread it starts;
+    print the top functions of each side by own time."""
+    import cProfile
+    import io
+    import pstats
+    import threading
+
+    others: list[cProfile.Profile] = []
+    run = threading.Thread.run
+
+    def profiled_run(thread: threading.Thread) -> None:
+        profile = cProfile.Profile()
+        others.append(profile)
+        profile.enable()
+        try:
+            run(thread)
+        finally:
+            profile.disable()
+
+    threading.Thread.run = profiled_run  # type: ignore[method-assign]
+    main = cProfile.Profile()
+    main.enable()
+    try:
+        result = case()
+    finally:
+        main.disable()
+        threading.Thread.run = run  # type: ignore[method-assign]
+    for name, profiles in (("the trio thread", [main]), ("the store's threads", others)):
+        if not profiles:
+            continue
+        out = io.StringIO()
+        stats = pstats.Stats(profiles[0], stream=out)
+        for extra in profiles[1:]:
+            stats.add(extra)
+        stats.sort_stats("tottime").print_stats(12)
+        print(f"\n--- {name}: top functions by own time")
+        print("\n".join(line for line in out.getvalue().splitlines()[6:] if line.strip()))
+    return result
+
+
 def soak(folder: str, kills: int, games: int, seed: int) -> None:
     path = os.path.join(folder, "soak.db")
     rng = random.Random(seed)
@@ -154,13 +202,18 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="how long they append")
     parser.add_argument("--durability", default="normal", choices=("normal", "full"),
                         help="the tables-at-once case's synchronous mode")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the tables-at-once case (both threads)")
     parser.add_argument("--only-tables", action="store_true",
                         help="only the tables-at-once case (no latency cases, no soak)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.tables:
-            facts, waits, commits = tables_at_once(os.path.join(folder, "tables.db"), args.tables,
-                                                   args.seconds, args.durability)
+            def case() -> tuple[int, list[float], int]:
+                return tables_at_once(os.path.join(folder, "tables.db"), args.tables,
+                                      args.seconds, args.durability)
+
+            facts, waits, commits = profiled(case) if args.profile else case()
             per = f", {facts / commits:.1f} facts a transaction" if commits else ""
             print(f"{args.tables} tables appending at once for {args.seconds:g} s "
                   f"(durability {args.durability}): "
