@@ -240,6 +240,8 @@ class AsyncStore:
 
     def _health(self, error: StorageWriteError | None, dropped: Dropped | None) -> None:
         was = self.failing
+        if dropped is not None:
+            self.dropped = dropped  # (a success told late must not forget it)
         if dropped is not None and error is not None:
             error = StorageWriteError(
                 error.path, f"{error} — gave up on {dropped.describe()}: those tables go on in "
@@ -277,6 +279,9 @@ class AsyncStore:
     async def _write(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> Any:
         if table is not None and table in self.lost_tables and method not in _WHOLE:
             return _UNSET  # this table is in memory only since writes of it were dropped
+        if self._stopping:
+            log.warning("not saved: %s of table %s after the database was closed", method, table)
+            return _UNSET
         write = _Write(method, args, kwargs, table)
         write.event = trio.Event()
         write.token = self._token = trio.lowlevel.current_trio_token()
