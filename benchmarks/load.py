@@ -247,7 +247,7 @@ async def play_table(index: int, port: int, think: tuple[float, float], stats: S
             for bot in bots:
                 nursery.start_soon(run_bot, bot, nursery)
             await host.send(Start())
-            await trio.sleep(stop_at - time.perf_counter())
+            await trio.sleep(max(0.0, stop_at - time.perf_counter()))  # a slow start
             nursery.cancel_scope.cancel()
     for bot in bots:
         await bot.stream.aclose()

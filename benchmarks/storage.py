@@ -1,12 +1,22 @@
 """The storage layer: how long a fact takes to reach the file, and a kill soak.
 
-    python benchmarks/storage.py              # latency (file and :memory:) + 30 kills
+    python benchmarks/storage.py              # latency, 250 tables at once, 30 kills
     python benchmarks/storage.py --kills 100  # a longer soak
+    python benchmarks/storage.py --only-tables --tables 250 --seconds 10
+    python benchmarks/storage.py --only-tables --seconds 5 --profile   # where the time goes
 
 Latency: one fact (a commit) appended per call, as a table does before it sends
 a decision's effects; ``Store.append`` directly and ``AsyncStore.append`` from
 trio (a worker-thread hop), medians and p99 over 2,000 appends each, both
 cases in one run.
+
+Tables at once: ``--tables`` trio tasks (250), each a table appending one fact
+(a commit) per call and waiting for it, as a table does before it sends a
+decision's effects, for ``--seconds``: facts per second through
+``AsyncStore`` on a file, and each append's wait (median, p99). With group
+commit the facts handed in while a transaction is written go in the next one.
+``--profile``: cProfile in the trio thread and in every other thread (the
+store's), the top functions of each by own time.
 
 Soak: ``tests/storage_crash_child.py`` plays 3-player games through a Store and
 is killed with SIGKILL after a random number of stored facts, again and again;
@@ -26,7 +36,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 
@@ -34,6 +46,8 @@ from nimmt.engine import Commit, Replay
 from nimmt.server.storage import MEMORY, AsyncStore, Store, decision_fact, rebuild_game
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
+
+_T = TypeVar("_T")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -67,6 +81,81 @@ def async_latency(path: str, n: int) -> list[float]:
         return times
 
     return trio.run(run)
+
+
+def tables_at_once(path: str, tables: int, seconds: float,
+                   durability: str = "normal") -> tuple[int, list[float], int]:
+    """``tables`` tasks appending one fact at a time for ``seconds``: facts written, each
+    append's wait, and the transactions it took (0 if the store does not count them)."""
+
+    async def run() -> tuple[int, list[float], int]:
+        store = Store.open(path, durability=durability) if durability != "normal" else Store.open(path)
+        astore = AsyncStore(store)
+        ids = [f"t{i}" for i in range(1, tables + 1)]
+        for table_id in ids:
+            await astore.create_table(table_id, "bench", {}, {})
+        commits = getattr(astore, "commits", 0)
+        waits: list[float] = []
+        stop = time.perf_counter() + seconds
+
+        async def table(table_id: str, seat: int) -> None:
+            i = 0
+            while time.perf_counter() < stop:
+                fact = decision_fact(Commit(seat % 4, 1 + i % 104), by="player")
+                start = time.perf_counter()
+                assert await astore.append(table_id, fact) is None
+                waits.append(time.perf_counter() - start)
+                i += 1
+
+        async with trio.open_nursery() as nursery:
+            for seat, table_id in enumerate(ids):
+                nursery.start_soon(table, table_id, seat)
+        commits = getattr(astore, "commits", 0) - commits
+        await astore.aclose()
+        return len(waits), waits, commits
+
+    return trio.run(run)
+
+
+def profiled(case: Callable[[], _T]) -> _T:
+    """Run ``case`` with cProfile on in this thread and in every thread it starts;
+    print the top functions of each side by own time."""
+    import cProfile
+    import io
+    import pstats
+    import threading
+
+    others: list[cProfile.Profile] = []
+    run = threading.Thread.run
+
+    def profiled_run(thread: threading.Thread) -> None:
+        profile = cProfile.Profile()
+        others.append(profile)
+        profile.enable()
+        try:
+            run(thread)
+        finally:
+            profile.disable()
+
+    threading.Thread.run = profiled_run  # type: ignore[method-assign]
+    main = cProfile.Profile()
+    main.enable()
+    try:
+        result = case()
+    finally:
+        main.disable()
+        threading.Thread.run = run  # type: ignore[method-assign]
+    for name, profiles in (("the trio thread", [main]), ("the store's threads", others)):
+        if not profiles:
+            continue
+        out = io.StringIO()
+        stats = pstats.Stats(profiles[0], stream=out)
+        for extra in profiles[1:]:
+            stats.add(extra)
+        stats.sort_stats("tottime").print_stats(12)
+        print(f"\n--- {name}: top functions by own time")
+        print("\n".join(line for line in out.getvalue().splitlines()[6:] if line.strip()))
+    return result
 
 
 def soak(folder: str, kills: int, games: int, seed: int) -> None:
@@ -109,8 +198,29 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=30)
     parser.add_argument("--games", type=int, default=0, help="default: twice --kills")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tables", type=int, default=250, help="tables appending at once")
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long they append")
+    parser.add_argument("--durability", default="normal", choices=("normal", "full"),
+                        help="the tables-at-once case's synchronous mode")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the tables-at-once case (both threads)")
+    parser.add_argument("--only-tables", action="store_true",
+                        help="only the tables-at-once case (no latency cases, no soak)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
+        if args.tables:
+            def case() -> tuple[int, list[float], int]:
+                return tables_at_once(os.path.join(folder, "tables.db"), args.tables,
+                                      args.seconds, args.durability)
+
+            facts, waits, commits = profiled(case) if args.profile else case()
+            per = f", {facts / commits:.1f} facts a transaction" if commits else ""
+            print(f"{args.tables} tables appending at once for {args.seconds:g} s "
+                  f"(durability {args.durability}): "
+                  f"{facts / args.seconds:,.0f} facts/s{per}; each append waited "
+                  f"{statistics.median(waits) * 1e3:.2f} ms median, {pct(waits, 0.99) * 1e3:.2f} ms p99")
+            if args.only_tables:
+                return
         file = os.path.join(folder, "latency.db")
         cases = [
             ("Store.append, file (WAL, synchronous=NORMAL)", lambda: sync_latency(file, args.appends)),

@@ -230,12 +230,12 @@ def raise_file_limit(wanted: int) -> None:
         log.info("open files limit raised from %d to %d", soft, target)
 
 
-async def open_database(db: str) -> AsyncStore | None:
+async def open_database(db: str, durability: str = "normal") -> AsyncStore | None:
     """The server's database (``db``: "" the default file, ":memory:" none). Raises
     ``StorageError`` (locked, corrupt, too new, not ours): the server must not start."""
     if db == MEMORY:
         return None
-    store = await AsyncStore.open(db or None)
+    store = await AsyncStore.open(db or None, durability=durability)
     where = store.store.path
     if store.failing is not None:
         log.error("the database %s cannot be written (%s): games are kept in memory only "
@@ -251,7 +251,7 @@ async def run_server(config: ServerConfig) -> None:
     """``nimmt-server``: open the database, bring its tables back, serve until SIGINT
     or SIGTERM, then shut down gracefully (the tables stay in the database)."""
     raise_file_limit(config.max_connections + 64)
-    store = await open_database(config.db)
+    store = await open_database(config.db, config.durability)
     try:
         await _serve(config, store)
     finally:

@@ -75,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-connections", type=int, metavar="N", help="default 2000")
     p.add_argument("--db", metavar="PATH", help="the database of tables and finished games "
                    "(default: ~/.local/share/nimmt/nimmt.db; :memory: keeps nothing)")
+    p.add_argument("--durability", choices=("normal", "full"),
+                   help="normal (default): a killed server loses nothing it confirmed, a power "
+                   "cut may lose its last moments; full: every write synced to the disk first")
     g = p.add_argument_group("default table options")
     for name, typ, text in _TABLE_FLAGS:
         g.add_argument("--" + name.replace("_", "-"), dest=name, type=typ, help=text)
@@ -93,7 +96,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     config = load_config(args.config) if args.config else ServerConfig()
     top: dict[str, Any] = {}
     for name in ("host", "port", "log_level", "bots", "bot_level", "bot_workers",
-                 "max_connections", "db"):
+                 "max_connections", "db", "durability"):
         value = getattr(args, name)
         if value is not None:
             top[name] = value

@@ -202,6 +202,7 @@ class ServerConfig:
     chat_address_burst: int = 10  # ... and at once
     shutdown_flush: float = 2.0  # at shutdown, time given to clients to receive goodbye
     db: str = ""  # the database (docs/SERVER.md, "Storage"); "": the default file; ":memory:": none
+    durability: str = "normal"  # "full": every database write synced to the disk (docs/SERVER.md)
     table: TableSettings = field(default_factory=TableSettings)
 
     def validate(self) -> ServerConfig:
@@ -258,6 +259,8 @@ class ServerConfig:
             raise ConfigError("shutdown_flush must be 0 to 60 seconds")
         if "\0" in self.db:
             raise ConfigError("db must be a file path (or :memory:), without NUL characters")
+        if self.durability not in ("normal", "full"):
+            raise ConfigError(f'durability must be "normal" or "full", not {self.durability!r}')
         self.table.validate()
         return self
 

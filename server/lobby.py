@@ -157,8 +157,10 @@ class Lobby:
 
     def storage_health(self, error: StorageWriteError | None) -> None:
         """The database stopped (``error``) or started again (None) taking writes: every
-        table's players are told (the store has logged it)."""
-        msg = storage_notice(error)
+        table's players are told (the store has logged it), with what it dropped if it
+        gave up on unsaved writes."""
+        dropped = self.store.dropped if self.store is not None else None
+        msg = storage_notice(error, dropped.describe() if dropped is not None else None)
         for table in list(self.tables.values()):
             table.notify_all(msg)
         self.to_lobby(msg)

@@ -529,11 +529,20 @@ class Table:
         await self._closed.wait()
 
 
-def storage_notice(error: StorageWriteError | None) -> P.ChatMessage:
-    """What the players are told when the database stops (or starts again) taking writes."""
-    if error is not None:
+def storage_notice(error: StorageWriteError | None, lost: str | None = None) -> P.ChatMessage:
+    """What the players are told when the database stops (or starts again) taking writes.
+    ``lost``: what the store gave up on (``Dropped.describe()``), if it did."""
+    if error is not None and lost is not None:
+        text = (f"server notice: the database could not be written for too long "
+                f"({error.reason}): {lost} were DROPPED; those tables go on in memory only "
+                "and will not come back after a restart. What comes next is saved once the "
+                "database can be written")
+    elif error is not None:
         text = (f"server notice: the database cannot be written ({error.reason}): games "
                 "continue in memory; a restart now would lose what is not saved")
+    elif lost is not None:
+        text = (f"server notice: the database is written again; {lost} were LOST: those "
+                "tables go on in memory only and will not come back after a restart")
     else:
         text = "server notice: the database is written again: nothing was lost"
     return P.ChatMessage(name="server", seat=None, text=text)

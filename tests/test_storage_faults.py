@@ -92,13 +92,14 @@ def test_the_file_is_free_again_once_the_server_is_killed(tmp_path: Path) -> Non
 
 def assert_refused_untouched(path: Path, error: type[StorageError], words: str) -> None:
     before = path.read_bytes()
+    names = sorted(p.name for p in path.parent.iterdir())
     with pytest.raises(error) as info:
         Store.open(path)
     assert str(path) in str(info.value) and words in str(info.value)
     assert "left as it is" in str(info.value)
     assert info.value.path == path
     assert path.read_bytes() == before
-    assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, path.name + ".lock"])
+    assert sorted(p.name for p in path.parent.iterdir()) == names  # no lock file made is left
     Store.open(path.parent / "fresh.db").close()  # and the lock was released: nothing is held
 
 
@@ -225,22 +226,37 @@ async def test_games_go_on_while_storage_fails_and_everything_is_saved_once_it_w
         assert store.next_table_id() == "t3"
 
 
-async def test_a_store_that_keeps_failing_gives_up_and_stays_in_memory(tmp_path: Path) -> None:
+async def test_a_store_that_keeps_failing_drops_its_queue_says_what_and_saves_what_comes_next(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "nimmt.db"
     _, facts = play_game(Options(players=2, rounds=1), seed=4)
     reasons: list[str | None] = []
-    astore = AsyncStore(Store.open(tmp_path / "nimmt.db"), max_backlog=3,
+    astore = AsyncStore(Store.open(path), max_backlog=3,
                         on_health=lambda e: reasons.append(e and str(e)))
     await astore.create_table("t1", "Friday", {}, {})
+    assert await astore.append("t1", facts[0]) is None
     astore.store._db.execute("PRAGMA query_only = 1")  # SQLite's read-only error, mid-run
-    for fact in facts[:4]:
+    for fact in facts[1:5]:
         problem = await astore.append("t1", fact)
         assert problem is not None and problem.reason == "read_only"
-    assert astore.given_up and astore.backlog == 0
+    assert astore.given_up and astore.dropped is not None
+    assert (astore.dropped.writes, astore.dropped.tables) == (4, {"t1"})
     assert reasons[0] is not None and "is read-only" in reasons[0]
-    assert reasons[-1] is not None and "in memory only" in reasons[-1]
+    assert reasons[-1] is not None and "gave up on 4 unsaved changes (table t1)" in reasons[-1]
+    assert "DROPPED 4 unsaved changes (table t1)" in caplog.text  # loudly, in the log too
     astore.store._db.execute("PRAGMA query_only = 0")
-    assert await astore.append("t1", facts[0]) is astore.failing  # nothing more is written
+    # what comes next is saved again: a new table and its facts
+    assert await astore.create_table("t2", "Saturday", {}, {}) is None
+    assert await astore.append("t2", *facts[:3]) is None
+    assert reasons[-1] is None and not astore.given_up
+    assert "storage works again" in caplog.text and "LOST 4 unsaved changes" in caplog.text
+    assert "everything queued is saved" not in caplog.text  # it was not
+    # the table whose writes were dropped is not written again (it could not be rebuilt)
+    assert await astore.append("t1", facts[5]) is None
     await astore.aclose()
+    with Store.open(path) as store:
+        assert [t.id for t in store.open_tables()] == ["t2"]  # no older position of t1 comes back
+        assert store.facts("t2") == facts[:3] and store.facts("t1") == []
 
 
 async def test_database_calls_run_off_the_event_loop(tmp_path: Path) -> None:

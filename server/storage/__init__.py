@@ -2,8 +2,10 @@
 
 - ``Store``: blocking calls on one connection; opening checks the file (lock,
   corruption, schema version) and migrates it. ``store.py``.
-- ``AsyncStore``: the same for trio code, every call in a worker thread, writes
-  queued and retried while the file cannot be written. ``async_store.py``.
+- ``AsyncStore``: the same for trio code: one writer thread owns the connection
+  and writes what the tables hand in together in one transaction (group commit);
+  writes queued and retried while the file cannot be written, dropped (and said)
+  past ``MAX_BACKLOG``. ``async_store.py``.
 - Facts: what happened at a table as JSON, and ``rebuild_game`` to get the
   engine ``Game`` back from them. ``facts.py``.
 - The values the store returns (``rows.py``); the default path, the lock file
@@ -11,7 +13,7 @@
 - The errors, all ``StorageError``. ``errors.py``.
 """
 
-from .async_store import MAX_BACKLOG, AsyncStore
+from .async_store import MAX_BACKLOG, AsyncStore, Dropped
 from .errors import (
     DatabaseCorrupt,
     DatabaseLocked,
@@ -50,10 +52,10 @@ from .rows import (
     StoredTable,
 )
 from .schema import SCHEMA_VERSION
-from .store import MEMORY, Store
+from .store import DURABILITY, MEMORY, Store
 
 __all__ = [
-    "Store", "AsyncStore", "MAX_BACKLOG", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",
+    "Store", "AsyncStore", "Dropped", "MAX_BACKLOG", "DURABILITY", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",
     "StoredTable", "StoredSeat", "StoredSpectator", "GameSummary", "StoredGame", "PlayerResult", "PlayerStats",
     "NoSuchGame",
     "StorageError", "DatabaseLocked", "DatabaseCorrupt", "DatabaseTooNew", "NotANimmtDatabase",

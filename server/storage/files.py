@@ -1,5 +1,6 @@
 """Where the database is by default, the lock that keeps a second server off it,
-and the stored form of a session token."""
+the stored form of a session token, and the files and folders made readable by
+the server's user only (they hold every hand), removed again if opening fails."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from .errors import DatabaseLocked, DatabaseUnreadable
 
-__all__ = ["default_path", "hash_token", "LockFile"]
+__all__ = ["default_path", "hash_token", "LockFile", "Made", "make_folders", "create_private"]
 
 
 def default_path() -> Path:
@@ -37,14 +38,19 @@ def hash_token(token: str) -> str:
 
 
 class LockFile:
-    """An exclusive ``flock`` on ``PATH.lock``, held until ``release``."""
+    """An exclusive ``flock`` on ``PATH.lock`` (readable by this user only), held until
+    ``release``. ``created``: whether this call made the file."""
 
     def __init__(self, db: Path) -> None:
         self.path = db.with_name(db.name + ".lock")
+        self.created = not self.path.exists()
         try:
-            self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:
+            self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as e:
             self.fd = None  # a read-only folder: nobody can write the database there either
+            self.created = False
+            if e.errno == errno.ENOSPC:
+                raise
             return
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -59,10 +65,71 @@ class LockFile:
                     "or give this one another file with --db PATH",
                 ) from None
             raise DatabaseUnreadable(db, f"cannot lock {self.path}: {e.strerror or e}") from None
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, str(os.getpid()).encode("ascii"), 0)
+        try:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, str(os.getpid()).encode("ascii"), 0)
+        except OSError:  # a full disk: Store.open names the file; nothing is left behind
+            if self.created:
+                self.path.unlink(missing_ok=True)
+            self.release()
+            raise
 
     def release(self) -> None:
         if self.fd is not None:
             os.close(self.fd)  # closing the descriptor releases the flock
             self.fd = None
+
+
+class Made:
+    """What ``Store.open`` created, removed again when opening fails (a full disk)."""
+
+    def __init__(self) -> None:
+        self.folders: list[Path] = []  # outermost first
+        self.lock = False
+        self.files = False
+
+    def remove(self, db: Path) -> None:
+        paths = [db.with_name(db.name + ".lock")] if self.lock else []
+        if self.files:
+            paths += [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+        for path in paths:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+        for folder in reversed(self.folders):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+
+
+def make_folders(db: Path) -> list[Path]:
+    """Create the database's missing folders, readable by this user only; the ones made."""
+    missing = []
+    folder = db.parent
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    made: list[Path] = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir(mode=0o700)
+            made.append(folder)
+    except OSError as e:
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        raise DatabaseUnreadable(db, f"cannot create the folder {db.parent}: {e.strerror or e}") from None
+    return made
+
+
+def create_private(db: Path) -> None:
+    """Create an empty database file readable by this user only: SQLite gives its log
+    (``-wal``, ``-shm``) the same permissions."""
+    try:
+        os.close(os.open(db, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass

@@ -12,10 +12,19 @@ event loop). Opening checks the file before anything is written to it::
 
 The database is in WAL mode with ``synchronous=NORMAL``: a write that has
 returned survives the server being killed (``kill -9``, a crash); a power cut
-may lose the last moments. Only this process writes: a lock file
-(``PATH.lock``, ``fcntl.flock``) is held while the store is open, so a second
-server on the same file refuses to start; readers (``nimmt-replay --db``)
-open the file read-only and need no lock.
+may lose what was written since the last checkpoint (docs/SERVER.md,
+"Durability"). Only this process writes: a lock file (``PATH.lock``,
+``fcntl.flock``) is held while the store is open, so a second server on the
+same file refuses to start; readers (``nimmt-replay --db``) open the file
+read-only and need no lock. The file, its log and its lock are created
+readable by the server's user only (0600; a folder it creates, 0700): they
+hold every hand and every commit.
+
+``write_group`` writes many calls in one transaction (``AsyncStore``'s group
+commit). The writer's connection never checkpoints inside a commit;
+``maybe_checkpoint`` copies the log back into the file between transactions,
+so that the next one starts the log again from its beginning and the log file
+is cut back to ``WAL_LIMIT`` bytes.
 """
 
 from __future__ import annotations
@@ -24,8 +33,8 @@ import errno
 import json
 import os
 import sqlite3
-import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,8 +48,8 @@ from .errors import (
     NotANimmtDatabase,
     StorageWriteError,
 )
-from .facts import Fact, game_over_fact
-from .files import LockFile, default_path, hash_token
+from .facts import Fact, game_over_fact, options_to_json
+from .files import LockFile, Made, create_private, default_path, hash_token, make_folders
 from .rows import (
     GameSummary,
     NoSuchGame,
@@ -53,15 +62,22 @@ from .rows import (
 )
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
-__all__ = ["MEMORY", "Store"]
+__all__ = ["DURABILITY", "MEMORY", "Store"]
 
 #: ``--db :memory:``: a database in memory only, gone when the server stops.
 MEMORY = ":memory:"
+
+#: ``--durability``: what a transaction waits for (``Store.open``)
+DURABILITY = ("normal", "full")
 
 _T = TypeVar("_T")
 
 # SQLite's primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF)
 _READONLY, _IOERR, _CORRUPT, _CANTOPEN, _FULL, _NOTADB, _BUSY, _PERM = 8, 10, 11, 14, 13, 26, 5, 3
+
+
+_INSERT_FACT = "INSERT INTO facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)"
+_dumps = json.JSONEncoder(separators=(",", ":")).encode  # compact: the log is written often
 
 
 def _code(e: sqlite3.Error) -> int:
@@ -87,6 +103,13 @@ class Store:
     ``problem`` says why (every write raises it).
     """
 
+    #: bytes the write-ahead log file is cut back to when the log starts again
+    WAL_LIMIT = 4 * 1024 * 1024
+    #: seconds between checkpoints (made at the first quiet moment after it) ...
+    CHECKPOINT_INTERVAL = 0.5
+    #: ... or after this long even while writes wait
+    FORCE_AFTER = 2.0
+
     def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: LockFile | None,
                  problem: StorageWriteError | None = None) -> None:
         self._db = conn
@@ -94,7 +117,10 @@ class Store:
         self._lock = lock
         self.problem = problem
         self._seqs: dict[str, int] = {}
-        self._checkpoints: Checkpointer | None = None
+        self._grouping = False  # inside write_group: one transaction for many calls
+        self._fact_rows: list[tuple[str, int, str, str, float]] = []  # facts not yet inserted
+        self._dirty = False  # written since the last checkpoint
+        self._checkpointed = time.monotonic()
 
     def __repr__(self) -> str:
         return f"Store.open({str(self.path) if self.path else MEMORY!r})"
@@ -106,51 +132,62 @@ class Store:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> Store:
+    def open(cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False,
+             durability: str = "normal") -> Store:
         """Open (or create) the database at ``path``: ``None`` for ``default_path()``,
         ``":memory:"`` for one in memory. Migrates an older schema.
 
         Raises ``DatabaseLocked`` (another server has it), ``DatabaseCorrupt``,
         ``DatabaseTooNew``, ``NotANimmtDatabase``, ``DatabaseUnreadable``; the file
         is then untouched. ``read_only``: for readers such as ``nimmt-replay``: no
-        lock, nothing created or migrated.
+        lock, nothing created or migrated. ``durability``: one of ``DURABILITY``:
+        ``"normal"`` (``synchronous=NORMAL``: a kill loses nothing written, a power
+        cut what was written since the last checkpoint) or ``"full"`` (every
+        transaction synced to the disk before it returns).
         """
+        if durability not in DURABILITY:
+            raise ValueError(f"durability must be one of {DURABILITY}, not {durability!r}")
         if path is not None and os.fspath(path) == MEMORY:
             conn = sqlite3.connect(MEMORY, isolation_level=None, check_same_thread=False)
             store = cls(conn, None, None)
-            store._setup()
+            store._setup(durability)
             return store
         db = Path(path).expanduser() if path is not None else default_path()
         if read_only:
             return cls._open_read_only(db)
+        made = Made()  # what this call created: removed again if the file cannot be opened
         lock: LockFile | None = None
         try:
-            if not db.exists():
-                try:
-                    db.parent.mkdir(parents=True, exist_ok=True)
-                except OSError as e:
-                    raise DatabaseUnreadable(
-                        db, f"cannot create the folder {db.parent}: {e.strerror or e}"
-                    ) from None
+            if not db.parent.exists():
+                made.folders = make_folders(db)
             lock = LockFile(db)
-            conn = cls._connect(db, "rw" if db.exists() else "rwc")
+            made.lock = lock.created
+            if not db.exists():
+                made.files = True
+                create_private(db)
+            conn = cls._connect(db, "rw")
             store = cls(conn, db, lock)
             store._check()
             try:
-                store._setup()
-                store._checkpoints = Checkpointer(db, store._db)
+                store._setup(durability)
             except sqlite3.Error as e:
                 if _code(e) not in (_READONLY, _CANTOPEN, _PERM) or store._version() != SCHEMA_VERSION:
                     conn.close()
-                    raise DatabaseUnreadable(db, f"cannot prepare {db}: {e}") from None
+                    raise DatabaseUnreadable(db, f"cannot prepare {db}: {_plain(e)}") from None
                 conn.close()
                 store = cls._open_read_only(db)
                 store._lock = lock
                 store.problem = _write_error(db, e)
             return store
-        except BaseException:
+        except BaseException as e:
+            made.remove(db)  # before the lock goes: nobody takes a lock file about to vanish
             if lock is not None:
                 lock.release()
+            if isinstance(e, OSError):  # a full disk, no room for the lock: name the file
+                raise DatabaseUnreadable(
+                    db, f"cannot create the database {db}: {e.strerror or e}. Free some space "
+                    "or give another file with --db PATH",
+                ) from None
             raise
 
     @classmethod
@@ -169,7 +206,8 @@ class Store:
 
     @staticmethod
     def _connect(db: Path, mode: str) -> sqlite3.Connection:
-        uri = f"file:{db}?mode={mode}"
+        # quoted: a "#" or "?" in a path is part of the name, not a URI's fragment or query
+        uri = f"file:{urllib.parse.quote(str(db.absolute()))}?mode={mode}"
         try:
             return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as e:
@@ -215,7 +253,7 @@ class Store:
         return (f"{self.path} is damaged or not a database ({detail}). The file was left as "
                 "it is: move it away to start a new one, or use another file with --db PATH.")
 
-    def _setup(self) -> None:
+    def _setup(self, durability: str = "normal") -> None:
         db = self._db
         db.execute("PRAGMA busy_timeout = 5000")
         db.execute("PRAGMA foreign_keys = ON")
@@ -225,7 +263,11 @@ class Store:
                 self._migrate(number)
         if db.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
             db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
+        # never a checkpoint inside a commit (maybe_checkpoint does them between
+        # transactions); a log started again is cut back to WAL_LIMIT bytes
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        db.execute(f"PRAGMA journal_size_limit = {self.WAL_LIMIT}")
 
     def _migrate(self, number: int) -> None:
         """Bring the schema to version ``number``, all or nothing."""
@@ -239,10 +281,17 @@ class Store:
             db.execute(f"PRAGMA user_version = {number}")
             db.execute("COMMIT")
         except sqlite3.Error as e:
-            db.execute("ROLLBACK")
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # SQLite rolled back already (a full disk)
             if _code(e) in (_READONLY, _CANTOPEN, _PERM):
                 raise  # Store.open: a read-only file
             db.close()
+            if number == 1:  # a new (empty) file: Store.open removes it if it made it
+                raise DatabaseUnreadable(
+                    self.path, f"cannot create the database {self.path or MEMORY} ({e}): free "
+                    "some disk space, or use another file with --db PATH.") from None
             raise DatabaseUnreadable(
                 self.path, f"cannot bring {self.path or MEMORY} up to database version {number} "
                 f"({e}); it was left at version {number - 1}. Free some disk space, or use "
@@ -252,14 +301,54 @@ class Store:
     def close(self) -> None:
         """Close the database and release the lock (a second call does nothing)."""
         try:
-            if self._checkpoints is not None:
-                self._checkpoints.stop()
-                self._checkpoints = None
             self._db.close()
         finally:
             if self._lock is not None:
                 self._lock.release()
                 self._lock = None
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def checkpoint_wait(self) -> float | None:
+        """Seconds until a checkpoint is due (None: nothing to copy back)."""
+        if not self._dirty or self.path is None:
+            return None
+        return max(0.0, self._checkpointed + self.CHECKPOINT_INTERVAL - time.monotonic())
+
+    def maybe_checkpoint(self, *, busy: bool) -> bool:
+        """Between transactions: copy the log back into the file if a checkpoint is due
+        and nobody waits (``busy`` False), or at once if the log has grown past
+        ``WAL_LIMIT``, or if ``FORCE_AFTER`` seconds went by without a quiet moment.
+        Whether one was made."""
+        wait = self.checkpoint_wait()
+        if wait is None:
+            return False
+        try:
+            # the log file is cut back to WAL_LIMIT when it starts again: past it, the
+            # log has grown by that much since
+            grown = os.stat(self._wal_path()).st_size > self.WAL_LIMIT
+        except OSError:
+            grown = False
+        if not grown and (wait > 0 or (
+                busy and time.monotonic() - self._checkpointed < self.FORCE_AFTER)):
+            return False
+        return self.checkpoint()
+
+    def checkpoint(self) -> bool:
+        """Copy the write-ahead log back into the database file (PASSIVE: never waits for
+        a reader). Made by the only writer between its transactions, it copies all of
+        the log, and the next transaction starts the log again from its beginning."""
+        self._checkpointed = time.monotonic()
+        try:
+            busy, frames, copied = self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error:
+            return False  # the next one tries again; a failing disk is the writes' to report
+        self._dirty = bool(busy) or copied < frames
+        return True
+
+    def _wal_path(self) -> Path:
+        assert self.path is not None
+        return self.path.with_name(self.path.name + "-wal")
 
     def __enter__(self) -> Store:
         return self
@@ -269,11 +358,17 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    def _write(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run ``work`` in one transaction; ``StorageWriteError`` and nothing written if it fails."""
+    def _write(self, work: Callable[[sqlite3.Connection], _T], *, adds_facts: bool = False) -> _T:
+        """Run ``work`` in one transaction; ``StorageWriteError`` and nothing written if it
+        fails. ``adds_facts``: ``work`` only adds rows to ``_fact_rows`` (in a group, the
+        facts of consecutive appends go in one ``executemany``)."""
         if self.problem is not None:
             raise self.problem
         db = self._db
+        if self._grouping:  # inside write_group's transaction
+            if not adds_facts:
+                self._insert_facts()
+            return work(db)
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as e:
@@ -281,6 +376,7 @@ class Store:
         try:
             result = work(db)
             db.execute("COMMIT")
+            self._dirty = True
         except BaseException as e:
             try:
                 db.execute("ROLLBACK")
@@ -292,6 +388,47 @@ class Store:
                 raise _write_error(self.path, e) from None
             raise
         return result
+
+    def write_group(self, calls: Sequence[tuple[str, tuple[Any, ...], dict[str, Any]]],
+                    ) -> tuple[list[tuple[Any, BaseException | None]], StorageWriteError | None]:
+        """Make many write calls (method name, args, keyword args) in one transaction, in
+        order. Returns each written call's (result, bug) and the storage error that stopped
+        the rest (None: all written). All or nothing, unless a call raises something else
+        than a storage fault (a bug): that one is left out with its exception and the
+        others are written one transaction each."""
+        seqs = dict(self._seqs)
+
+        def run_all(db: sqlite3.Connection) -> list[Any]:
+            self._grouping = True
+            try:
+                results = [getattr(self, method)(*args, **kwargs) for method, args, kwargs in calls]
+                self._insert_facts()
+                return results
+            finally:
+                self._grouping = False
+                self._fact_rows.clear()
+
+        try:
+            return [(result, None) for result in self._write(run_all)], None
+        except StorageWriteError as e:
+            self._seqs = seqs
+            return [], e
+        except Exception:
+            self._seqs = seqs
+        done: list[tuple[Any, BaseException | None]] = []
+        for method, args, kwargs in calls:
+            try:
+                done.append((getattr(self, method)(*args, **kwargs), None))
+            except StorageWriteError as e:
+                return done, e
+            except Exception as e:  # a bug in this call: it is dropped, the rest goes on
+                done.append((None, e))
+        return done, None
+
+    def _insert_facts(self) -> None:
+        if self._fact_rows:
+            self._db.executemany(_INSERT_FACT, self._fact_rows)
+            self._fact_rows.clear()
 
     def peek_next_table(self) -> int:
         """The number of the next table id, without taking it."""
@@ -381,16 +518,21 @@ class Store:
 
         def add(db: sqlite3.Connection) -> tuple[Fact, ...]:
             seq = self._next_seq(db, table_id)
+            rows = self._fact_rows
             stored = []
             for fact in facts:
                 seq += 1
-                db.execute(
-                    "INSERT INTO facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
-                    (table_id, seq, fact.kind, json.dumps(fact.payload), now))
+                rows.append((table_id, seq, fact.kind, _dumps(fact.payload), now))
                 stored.append(Fact(fact.kind, fact.payload, seq, now))
+            if not self._grouping:
+                self._insert_facts()
             return tuple(stored)
 
-        stored = self._write(add)
+        try:
+            stored = self._write(add, adds_facts=True)
+        finally:
+            if not self._grouping:
+                self._fact_rows.clear()
         if stored:
             self._seqs[table_id] = stored[-1].seq or 0
         return stored
@@ -409,14 +551,14 @@ class Store:
         names = [record.name(s) for s in range(n)]
         winners = set(result.winners or ())
         rounds = len(record.rounds)
-        options = record.to_dict()["options"]
+        options = options_to_json(record.options)
         now = time.time() if ended is None else ended
 
         def keep(db: sqlite3.Connection) -> int:
             cursor = db.execute(
                 "INSERT INTO games (table_id, table_name, game_no, options, started, ended, rounds,"
                 " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (table_id, table_name, game_no, json.dumps(options), started, now, rounds,
+                (table_id, table_name, game_no, _dumps(options), started, now, rounds,
                  record.to_json()))
             game_id = cursor.lastrowid
             assert game_id is not None
@@ -428,9 +570,7 @@ class Store:
             fact = game_over_fact(game_no, game_id)
             if db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone():
                 seq = self._next_seq(db, table_id) + 1
-                db.execute(
-                    "INSERT INTO facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
-                    (table_id, seq, fact.kind, json.dumps(fact.payload), now))
+                db.execute(_INSERT_FACT, (table_id, seq, fact.kind, _dumps(fact.payload), now))
                 self._seqs[table_id] = seq
             return game_id
 
@@ -515,44 +655,5 @@ class Store:
         return [PlayerStats(*row) for row in rows]
 
 
-class Checkpointer:
-    """Copies the write-ahead log into the database file from a thread of its own.
-
-    SQLite's automatic checkpoint runs inside the commit that crosses its
-    threshold, and its fsync of the database file made that one write (and every
-    table waiting behind it) tens of milliseconds late. Here the writer's
-    connection never checkpoints; a second connection does, once a second, in the
-    PASSIVE mode that never blocks the writer. Commits stay as durable as before
-    (WAL, ``synchronous=NORMAL``); only the moment the file catches up moves.
-    """
-
-    INTERVAL = 1.0  # seconds between checkpoints
-
-    def __init__(self, path: Path, writer: sqlite3.Connection) -> None:
-        writer.execute("PRAGMA wal_autocheckpoint = 0")
-        self._writer = writer
-        self._path = path
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="nimmt-checkpoint", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error:
-            self._writer.execute("PRAGMA wal_autocheckpoint = 1000")  # back to SQLite's own
-            return
-        try:
-            conn.execute("PRAGMA busy_timeout = 1000")
-            while not self._stopping.wait(self.INTERVAL):
-                try:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                except sqlite3.Error:
-                    pass  # the next one tries again; a failing disk is the writer's to report
-        finally:
-            conn.close()
-
-    def stop(self) -> None:
-        """Stop the thread (the writer's close checkpoints what is left)."""
-        self._stopping.set()
-        self._thread.join()
+def _plain(e: sqlite3.Error) -> str:
+    return str(e) or type(e).__name__
