@@ -41,7 +41,7 @@ from nimmt import protocol as P
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from server_helpers import ScriptClient, make_config, serve_memory  # noqa: E402
-from test_server_chaos import chaos, open_tables  # noqa: E402
+from test_server_chaos import chaos, leftovers, open_tables, quiet_time  # noqa: E402
 from test_server_hostile import with_background  # noqa: E402
 
 KINDS = ("human", "bot", "spectator")
@@ -68,28 +68,6 @@ class Counter(logging.Handler):
         if (" closed: " in text and text.startswith("table=")
                 and "server shutdown" not in text and "stopped" not in text):
             self.closed += 1  # before the end of its seed: finished, left, abandoned, bug
-
-
-def leftovers(server) -> tuple[int, int]:  # noqa: ANN001 - a nimmt.server.Server
-    """The tables still open and the ghost members at them: members counted as
-    connected whose session no live connection carries (or carries to no table)."""
-    tables = [t for t in server.lobby.tables.values() if not t.closed]
-    sessions = {s.sid: s for s in server.lobby.sessions.values()}
-    ghosts = 0
-    for table in tables:
-        for sid, member in table.match.members.items():
-            session = sessions.get(sid)
-            live = session is not None and session.client is not None and session.table is table
-            ghosts += member.connected and not live
-    return len(tables), ghosts
-
-
-def quiet_time(config) -> float:  # noqa: ANN001 - a ServerConfig
-    """Long enough, once every client is gone, for every table to close: the grace of
-    away players and spectators, a game played to its end by the autopilot, then
-    ``abandon_after`` and ``keep_finished``."""
-    t = config.table
-    return 2 * (config.reconnect_grace + t.grace_time + t.abandon_after + t.keep_finished) + 3600
 
 
 async def one_seed(seed: int, clients: int, requests: int, play: float) -> dict:

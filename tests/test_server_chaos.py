@@ -94,6 +94,28 @@ async def chaos(client: ScriptClient, rng: random.Random, count: int,
     return sent
 
 
+def leftovers(server) -> tuple[int, int]:  # noqa: ANN001 - a nimmt.server.Server
+    """The tables still open and the ghost members at them: members counted as
+    connected whose session no live connection carries (or carries to no table)."""
+    tables = [t for t in server.lobby.tables.values() if not t.closed]
+    sessions = {s.sid: s for s in server.lobby.sessions.values()}
+    ghosts = 0
+    for table in tables:
+        for sid, member in table.match.members.items():
+            session = sessions.get(sid)
+            live = session is not None and session.client is not None and session.table is table
+            ghosts += member.connected and not live
+    return len(tables), ghosts
+
+
+def quiet_time(config) -> float:  # noqa: ANN001 - a ServerConfig
+    """Long enough, once every client is gone, for every table to close: the grace of
+    away players and spectators, a game played to its end by the autopilot, then
+    ``abandon_after`` and ``keep_finished``."""
+    t = config.table
+    return 2 * (config.reconnect_grace + t.grace_time + t.abandon_after + t.keep_finished) + 3600
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_random_requests_never_break_the_server(autojump_clock, caplog, seed):
     caplog.set_level(logging.INFO, logger="nimmt.server")
@@ -127,4 +149,10 @@ async def test_random_requests_never_break_the_server(autojump_clock, caplog, se
         # and the server still serves newcomers
         fresh = await ScriptClient.memory(server, nursery, "Fresh")
         assert isinstance(await fresh.request(P.ListTables()), P.TableList)
+        # once everyone has gone, every table closes and none keeps a ghost member
+        # (issue 22: members counted connected with no connection kept tables open)
+        for client in [*clients, *background.clients, fresh]:
+            await client.aclose()
+        await trio.sleep(quiet_time(server.config))
+        assert leftovers(server) == (0, 0)
         nursery.cancel_scope.cancel()
