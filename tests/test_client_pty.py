@@ -181,6 +181,33 @@ def test_a_solo_first_game_is_untimed_so_the_help_open_loses_no_turn(tmp_path, s
         client.close()
 
 
+def test_a_timed_solo_game_pauses_its_clock_while_the_help_is_open(tmp_path) -> None:
+    """With a 3 s clock, the help held open 4 s (past the turn's deadline on the
+    server's clock, which cannot be faked across processes) loses no turn: the client
+    asks the server to pause the clock while the help covers the table."""
+    import time
+
+    client = PtyProcess(client_argv("--solo", "--level", "easy", "--turn-time", "3",
+                                    "--name", "Tess", "--state-dir", str(tmp_path)), 80, 24)
+    try:
+        client.wait_for(lambda t: "Your move" in t and "⏱" in t, "the first turn", 30)
+        client.type("?")
+        client.wait_for(lambda t: "clock paused" in t, "the help, the clock paused")
+        time.sleep(4.0)  # longer than the whole turn's time
+        assert "clock paused" in client.text()
+        client.type("?")
+        back = client.wait_for(lambda t: "Your move" in t and "Help ·" not in t
+                               and "The clock runs again" in t, "the table, the clock running")
+        rows = back.splitlines()
+        hand = next(rows[i + 1] for i, line in enumerate(rows) if "Your move" in line)
+        assert _turn(back) == 1 and len(HAND.findall(hand)) == 10  # the turn is still ours
+        assert "autopilot" not in back
+        client.type("\r")
+        client.wait_for(lambda t: _turn(t) == 2 or "fits no row" in t, "turn 2")
+    finally:
+        client.close()
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
 def test_a_friend_joins_a_default_new_table_then_bots_fill_the_rest(tmp_path, size) -> None:
     columns, lines = size

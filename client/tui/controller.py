@@ -75,6 +75,7 @@ class Controller:
         self._fill_level: str | None = None
         self._creating: str | None = None  # the fill level of the table being created
         self.bot_level = self.plan.bot_level
+        self._pause_sent = False  # we asked the server to stop a solo game's clock
 
     # ------------------------------------------------------------------ sending
     def send(self, msg: Message) -> None:
@@ -123,12 +124,18 @@ class Controller:
                         "you were away too long): this is a new one.", "info")
 
     def on_message(self, msg: Message | LinkLost | LinkRestored) -> None:
+        self._on_message(msg)
+        self.sync_clock()  # a score sheet opened by the round's end pauses it too
+
+    def _on_message(self, msg: Message | LinkLost | LinkRestored) -> None:
         m = self.model
         # a spectator the server forgot (a restart) watches its table again: a
         # watcher has nothing to lose, so there is nothing to ask
         rewatch = (m.table.table_id if isinstance(msg, LinkRestored) and not msg.welcome.resumed
                    and m.watching and m.table is not None else None)
         m.apply(msg)
+        if isinstance(msg, LinkLost | P.Snapshot):
+            self._pause_sent = False  # the server runs a clock again when its player drops
         if isinstance(msg, LinkLost):
             self.ui.status = None  # the title, the decision bar and the log say it, once
         elif isinstance(msg, LinkRestored):
@@ -567,6 +574,20 @@ class Controller:
             return
         self.model.said(text)
         self.send(P.Chat(text=text))
+
+    def sync_clock(self) -> None:
+        """In a timed game where you are the only human player, ask the server to stop
+        the clock while the help or the score sheet covers the table, and to run it
+        again once they are closed (docs/CLIENT.md, "The clock")."""
+        m = self.model
+        seats = m.table.seats if m.table is not None else ()
+        solo = m.seat is not None and all(
+            s is None or s.kind == "bot" for i, s in enumerate(seats) if i != m.seat)
+        want = (self.ui.help_open or self.ui.sheet_open) and solo and m.online \
+            and m.in_game and not m.untimed and self.replay is None
+        if want != self._pause_sent:
+            self._pause_sent = want
+            self.send(P.Pause() if want else P.Resume())
 
     def toggle_help(self) -> None:
         self.ui.help_open = not self.ui.help_open

@@ -227,7 +227,8 @@ class Screen:
         left = m.seconds_left(self.clock())
         if m.untimed or left is None:
             return "Help · your turn (untimed)"
-        return f"Help · your turn: {int(left + 0.999)} s left"
+        paused = ", clock paused" if m.paused_since is not None else ""
+        return f"Help · your turn: {int(left + 0.999)} s left{paused}"
 
     def _sheet_foot(self) -> StyleAndTextTuples:
         more = " (so does your next move)" if self.c.ui.sheet_auto else ""

@@ -102,7 +102,7 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
     m = c.model
     clock = clock_text(None if m.untimed or c.replay is not None else m.seconds_left(now),
                        hot=m.hurry, unknown=m.clock_unknown and not m.untimed,
-                       extra=m.extra_time and m.hurry)
+                       extra=m.extra_time and m.hurry, paused=m.paused_since is not None)
     d = m.decision
     if c.replay is not None:
         return [("class:prompt.other", _after(f"{c.replay.text()} · {_waiting_text(c)}",
