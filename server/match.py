@@ -38,6 +38,8 @@ from nimmt.engine import Deal, Event, Game
 from . import match_game, match_seats, match_timing, translate
 from .config import TableSettings
 from .match_data import (
+    bank_from_data,
+    bank_to_data,
     deal_from_data,
     deal_to_data,
     decision_from_data,
@@ -300,6 +302,7 @@ class Match(MatchState):
             # None: a test's dealer deals, not the committed seed
             "seed": self._seed.hex() if self.dealer is None else None,
             "fair": fair_to_data(self._fair),
+            "bank": bank_to_data(self._bank),
         }
 
     @classmethod
@@ -352,4 +355,5 @@ class Match(MatchState):
         m._resuming = set(data.get("resuming", ()))
         shown = data.get("scores_shown")
         m._scores_shown = (tuple(shown[0]), tuple(shown[1])) if shown is not None else None
+        m._bank = bank_from_data(data.get("bank"))
         return m
