@@ -308,6 +308,61 @@ def test_a_replay_steps_forwards_and_back(tmp_path, size) -> None:
         client.close()
 
 
+def _database(tmp_path) -> str:
+    """A server's database with two finished games (ids 1 and 2)."""
+    from storage_helpers import play_game
+
+    from nimmt.engine import Options, record_from_game
+    from nimmt.server.storage import Store
+
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        for number, names in ((1, ["Ann", "Bob", "Cat"]), (2, ["Dee", "Eve"])):
+            game, facts = play_game(Options(players=len(names), rounds=1), number)
+            table_id = store.next_table_id()
+            store.create_table(table_id, f"Night {number}", {}, {})
+            store.append(table_id, facts)
+            store.finish_game(table_id, f"Night {number}", 1,
+                              record_from_game(game, seats=names), ["human"] * len(names),
+                              started=1_000_000.0 * number, ended=1_000_000.0 * number + 900)
+    return str(path)
+
+
+def test_the_history_lists_the_games_and_enter_replays_one(tmp_path) -> None:
+    db = _database(tmp_path)
+    with running_server("--bots", "1") as port:
+        client = PtyProcess(client_argv(f"127.0.0.1:{port}", "--name", "Tess", "--db", db,
+                                        "--state-dir", str(tmp_path)), 100, 30)
+        try:
+            lobby = client.wait_for(lambda t: "You against" in t, "the lobby")
+            assert "H  history" in lobby  # (at 80 columns only the help names it)
+            client.type("H")
+            listed = client.wait_for(lambda t: "Night 1" in t and "Night 2" in t,
+                                     "the finished games")
+            assert "Finished games" in listed
+            first = next(line for line in listed.splitlines() if "▶" in line)
+            assert "Night 2" in first and "Dee" in first  # the newest first, chosen
+            client.type("\x1b[B")  # ↓: the older one
+            client.wait_for(lambda t: any("▶" in line and "Night 1" in line
+                                          for line in t.splitlines()), "game 1 chosen")
+            client.type("\r")
+            replay = client.wait_for(lambda t: _step(t) == 1, "the replay of game 1", 30)
+            assert "Ann" in replay and "Bob" in replay
+            client.type("\x1b[C" * 3)
+            client.wait_for(lambda t: _step(t) == 4, "step 4")
+            client.type("q")
+            back = client.wait_for(lambda t: "Back from the replay of game 1" in t,
+                                   "the lobby again")
+            assert "You against" in back or "Finished games" in back
+            client.type("\x1b")  # Esc closes the history
+            client.wait_for(lambda t: "Finished games" not in t and "You against" in t,
+                            "the lobby's tables")
+            client.type("q")
+            assert client.proc.wait(timeout=10) == 0
+        finally:
+            client.close()
+
+
 @pytest.mark.parametrize("size", [(80, 24), (160, 40)], ids=["80x24", "160x40"])
 def test_the_log_is_still_there_after_the_client_is_restarted_mid_game(tmp_path, size) -> None:
     columns, lines = size

@@ -9,6 +9,7 @@ or a test double), and never blocks: sends run as tasks.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,10 +19,12 @@ from nimmt import protocol as P
 from nimmt.protocol import Message
 
 from ..decisions import COMMIT, DRAFT, ROW, TIE, Decision
+from ..history import HistoryError, load_history, replay_argv
 from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
+from .history import HistoryView
 from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
@@ -46,6 +49,7 @@ class StartPlan:
     had_session: bool = False  # a saved session was offered (resumed or not)
     bot_level: str = DEFAULT_BOT_LEVEL  # the level of the bots added ("a", the new-table form)
     spectator: bool = False  # connected as a spectator: tables are watched, never joined
+    history_db: str | None = None  # the history screen's database (None: the default)
 
 
 class Controller:
@@ -274,6 +278,8 @@ class Controller:
         ui, d = self.ui, self.model.decision
         if ui.help_open:
             ui.help_scroll = max(0, ui.help_scroll + delta)  # the screen clamps it
+        elif ui.history is not None:
+            ui.history.move(delta)
         elif self.replay is not None:
             self.replay.round_step(delta)
             self._replayed()
@@ -297,6 +303,9 @@ class Controller:
         ui, m = self.ui, self.model
         if self.replay is not None:
             self.replay.toggle()
+            return
+        if ui.history is not None:
+            self.replay_chosen()
             return
         if ui.form is not None:
             self.create_table()
@@ -605,11 +614,53 @@ class Controller:
         """Esc: close the help or the score sheet; False when neither was open."""
         if self.ui.help_open:
             self.ui.help_open = False
+        elif self.ui.history is not None:
+            self.ui.history = None
         elif self.ui.sheet_open:
             self.ui.sheet_open = self.ui.sheet_auto = False
         else:
             return False
         return True
+
+    # ------------------------------------------------------------------ history
+    def open_history(self) -> None:
+        """H in the lobby: the finished games of the database, newest first."""
+        view = HistoryView(self.plan.history_db)
+        self.ui.history = view
+        task = asyncio.get_running_loop().create_task(self._load_history(view))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _load_history(self, view: HistoryView) -> None:
+        try:
+            view.games = await asyncio.to_thread(load_history, view.db)
+        except HistoryError as exc:
+            view.error = f"The games cannot be listed: {exc}"
+        self.invalidate()
+
+    def replay_chosen(self) -> None:
+        """Enter on the history screen: the chosen game in the replay player, in this
+        terminal; the lobby comes back when it is quit."""
+        view = self.ui.history
+        game = view.chosen if view is not None else None
+        if view is None or game is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._replay(game.id, view.db))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _replay(self, game_id: int, db: str | None) -> None:
+        from prompt_toolkit.application import run_in_terminal
+
+        argv = replay_argv(game_id, db)
+        done = await run_in_terminal(
+            lambda: subprocess.run(argv, stderr=subprocess.PIPE, check=False),
+            in_executor=True)
+        if done.returncode == 0:
+            self.status(f"Back from the replay of game {game_id}.", "info")
+        else:
+            why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            self.status(why[-1] if why else f"The replay of game {game_id} failed.", "error")
 
     def scroll_log(self, delta: int) -> None:
         self.ui.log_back = max(0, min(self.ui.log_back + delta, len(self.model.log) - 1))

@@ -78,6 +78,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         c.open_form()
 
+    @act("H", filter=lobby & ~form)
+    def _(e: KeyPressEvent) -> None:
+        c.open_history()
+
     @act("r", filter=lobby & ~form)
     def _(e: KeyPressEvent) -> None:
         c.refresh()
