@@ -5,6 +5,8 @@ the time bank, moves them by exactly the time paused, ends by itself after
 
 from __future__ import annotations
 
+import pytest
+
 from nimmt import protocol as P
 from nimmt.server.match_io import Disconnected
 from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
@@ -105,3 +107,43 @@ def test_a_paused_match_is_kept_as_data():
     h.send(ANN, P.Pause(id=4))
     back = Match.from_data(h.match.to_data(), dealer=h.match.dealer)
     assert (back._paused_at, back._paused_by) == (10.0, ANN.id)
+
+
+async def test_a_real_server_pauses_a_solo_game_and_refuses_at_a_shared_table(autojump_clock):
+    import trio
+    from server_helpers import ScriptClient, make_config, seat_players, serve_memory
+
+    async with trio.open_nursery() as nursery:
+        server = await serve_memory(nursery, make_config())
+        # solo: Ann and a bot; her pause holds the turn 100 s past its 30 s
+        ann = await ScriptClient.memory(server, nursery, "Ann")
+        await seat_players(ann, [], P.TableOptions(seats=2, step_delay=0), bots=1)
+        await ann.send(P.Start())
+        turn = await ann.expect("turn_started")
+        start = ann.times[ann.log.index(turn)]
+        paused = await ann.request(P.Pause())
+        assert isinstance(paused, P.ClockPaused) and paused.paused
+        with trio.move_on_after(130.0):  # reading on (answering the server's pings)
+            while True:
+                await ann.recv()
+        assert not ann.of_type("revealed") and not ann.of_type("commit_accepted")
+        running = await ann.request(P.Resume())
+        assert running.remaining == pytest.approx(30.0) and not running.paused
+        mine = await ann.expect("commit_accepted")  # the autopilot, 30 s after resuming
+        assert ann.times[ann.log.index(mine)] - start == pytest.approx(160.0)
+
+        # shared: Cy's pause is refused, Dee's turn ends on time
+        cy = await ScriptClient.memory(server, nursery, "Cy")
+        dee = await ScriptClient.memory(server, nursery, "Dee")
+        await seat_players(cy, [dee], P.TableOptions(seats=2, step_delay=0))
+        await cy.send(P.Start())
+        await cy.expect("turn_started")
+        turn = await dee.expect("turn_started")
+        start = dee.times[dee.log.index(turn)]
+        refused = await cy.request(P.Pause())
+        assert isinstance(refused, P.Error) and refused.code == "not_allowed"
+        assert "Dee would wait" in refused.message
+        revealed = await dee.expect("revealed")
+        assert dee.times[dee.log.index(revealed)] - start == pytest.approx(30.0)
+        assert not dee.of_type("clock_paused")
+        nursery.cancel_scope.cancel()

@@ -138,8 +138,10 @@ class Controller:
         rewatch = (m.table.table_id if isinstance(msg, LinkRestored) and not msg.welcome.resumed
                    and m.watching and m.table is not None else None)
         m.apply(msg)
-        if isinstance(msg, LinkLost | P.Snapshot):
-            self._pause_sent = False  # the server runs a clock again when its player drops
+        if isinstance(msg, LinkLost | P.Snapshot | P.GameOver | P.Left):
+            # the server runs a clock again when its player drops, and a game's end or
+            # leaving ends the pause (a resume would not even be a valid message then)
+            self._pause_sent = False
         if isinstance(msg, LinkLost):
             self.ui.status = None  # the title, the decision bar and the log say it, once
         elif isinstance(msg, LinkRestored):
