@@ -10,10 +10,11 @@ GAME_ID --db PATH`` (``replay_argv``).
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
+
+from .replay import command_lines
 
 __all__ = ["PastGame", "HistoryError", "history_command", "load_history", "replay_argv"]
 
@@ -56,17 +57,9 @@ def replay_argv(game_id: int, db: str | None, python: str = sys.executable) -> l
 
 def load_history(db: str | None, *, timeout: float = 30.0) -> list[PastGame]:
     """The finished games of ``db``, newest first."""
-    try:
-        done = subprocess.run(history_command(db), capture_output=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise HistoryError(f"cannot run the history command ({exc})") from None
-    if done.returncode != 0:
-        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise HistoryError(why[-1] if why else f"the history command failed "
-                           f"({done.returncode})")
     games: list[PastGame] = []
-    for n, line in enumerate(done.stdout.decode("utf-8", "replace").splitlines(), 1):
+    for n, line in enumerate(command_lines(history_command(db), "history", timeout,
+                                           HistoryError), 1):
         try:
             g = json.loads(line)
             games.append(PastGame(
