@@ -182,18 +182,18 @@ def test_a_solo_first_game_is_untimed_so_the_help_open_loses_no_turn(tmp_path, s
 
 
 def test_a_timed_solo_game_pauses_its_clock_while_the_help_is_open(tmp_path) -> None:
-    """With a 3 s clock, the help held open 4 s (past the turn's deadline on the
+    """With a 5 s clock, the help held open 6 s (past the turn's deadline on the
     server's clock, which cannot be faked across processes) loses no turn: the client
     asks the server to pause the clock while the help covers the table."""
     import time
 
-    client = PtyProcess(client_argv("--solo", "--level", "easy", "--turn-time", "3",
+    client = PtyProcess(client_argv("--solo", "--level", "easy", "--turn-time", "5",
                                     "--name", "Tess", "--state-dir", str(tmp_path)), 80, 24)
     try:
         client.wait_for(lambda t: "Your move" in t and "⏱" in t, "the first turn", 30)
         client.type("?")
         client.wait_for(lambda t: "clock paused" in t, "the help, the clock paused")
-        time.sleep(4.0)  # longer than the whole turn's time
+        time.sleep(6.0)  # longer than the whole turn's time
         assert "clock paused" in client.text()
         client.type("?")
         back = client.wait_for(lambda t: "Your move" in t and "Help ·" not in t
