@@ -98,8 +98,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="watch a finished game step by step: a record file "
                    "(nimmt-replay --export), or a game id with --db")
     p.add_argument("--db", metavar="PATH",
-                   help="--replay GAME_ID: the server's database (nimmt-replay --db PATH "
-                   "--list shows the games)")
+                   help="the server's database: of --replay GAME_ID, and of the games the "
+                   "lobby's history (H) lists (default: the server's default database)")
     p.add_argument("--spectator", action="store_true",
                    help="connect as a spectator: watch only, never take a seat")
     p.add_argument("--state-dir", metavar="DIR", default=None,
@@ -127,8 +127,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if not args.solo and (args.turn_time is not None or args.time_bank):
         p.error("--turn-time and --time-bank are for --solo (a shared table's times "
                 "are set on the new-table form)")
-    if args.db is not None and args.replay is None:
-        p.error("--db goes with --replay GAME_ID")
     if args.replay is not None and args.replay.isdigit() and args.db is None:
         p.error("--replay GAME_ID needs --db PATH (the server's database); "
                 "or give a record file")
@@ -181,7 +179,7 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
                               time_bank=args.time_bank)
             await solo.start()
             conn = await solo.connect(args.name, kind)
-            plan = StartPlan(solo=True, bot_level=args.level)
+            plan = StartPlan(solo=True, bot_level=args.level, history_db=args.db)
         else:
             saved = None if args.new_session or args.spectator else \
                 store.load(args.host, args.port, args.name)
@@ -194,7 +192,8 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
             plan = StartPlan(join=None if resumed else args.join,
                              watch=None if resumed else args.watch,
                              resumed=resumed, had_session=saved is not None,
-                             bot_level=args.level, spectator=args.spectator)
+                             bot_level=args.level, spectator=args.spectator,
+                             history_db=args.db)
 
             def on_welcome(welcome: Welcome) -> None:
                 if not args.spectator:

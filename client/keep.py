@@ -1,8 +1,10 @@
 """What the screen showed, kept on disk so that coming back wipes nothing: the event
 log (with the chat), the score sheet and a finished game's ranking.
 
-One small JSON file per server and name, beside the session token (in the same
-directory, mode 0700; the file mode 0600: the chat is nobody else's business):
+One small JSON file per server and name (``table-HOST-PORT-NAME-HASH.json``: two
+names playing from one account on one server each keep their own), beside the
+session token (in the same directory, mode 0700; the file mode 0600: the chat is
+nobody else's business):
 ``{"version": 1, "name": ..., "table_id": ..., "log": [[text, kind], ...],
 "scores": [[round, penalties, totals], ...], "result": [totals, places, winners]}``.
 The log keeps its last :data:`KEEP_LINES` lines. A new ``nimmt-client`` for the
@@ -25,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -58,7 +61,13 @@ class TableKeeper:
                  name: str) -> None:
         self.directory = Path(directory) if directory is not None else state_dir()
         safe = re.sub(r"[^A-Za-z0-9.-]", "_", host.lower())[:100] or "_"
-        self.path = self.directory / f"table-{safe}-{port}.json"
+        # the name made safe for a file name, and a hash of it as typed: "Ann B" and
+        # "Ann_B" are two players, and two files
+        who = re.sub(r"[^A-Za-z0-9.-]", "_", name)[:32] or "_"
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+        self.path = self.directory / f"table-{safe}-{port}-{who}-{digest}.json"
+        # before the name was in the file's name (read once, if its name is ours)
+        self._legacy = self.directory / f"table-{safe}-{port}.json"
         self.name = name
         self.last_error: str | None = None
         self._saved_version = -1
@@ -91,8 +100,9 @@ class TableKeeper:
     def restore(self, model: TableState) -> bool:
         """Put the kept log at the start of ``model``'s, and hand it the kept score
         sheet and ranking (shown if it comes back to that table). False: nothing kept."""
+        path = self.path if self.path.exists() or not self._legacy.exists() else self._legacy
         try:
-            data = json.loads(self.path.read_text("utf-8"))
+            data = json.loads(path.read_text("utf-8"))
             if not isinstance(data, dict) or data.get("name") != self.name:
                 return False
             log = [LogLine(str(text), str(kind)) for text, kind in data["log"]][-KEEP_LINES:]

@@ -160,8 +160,11 @@ class TableModel(GameMessages):
         return frozenset(acts)
 
     def seconds_left(self, now: float | None = None) -> float | None:
-        """Seconds until the deadline of what the table waits for now, or ``None``."""
+        """Seconds until the deadline of what the table waits for now, or ``None``
+        (while the clock is paused, what is left when it runs again)."""
         now = self.clock() if now is None else now
+        if self.paused_since is not None:
+            now = self.paused_since
         if self.pending is not None and self.pending.deadline is not None:
             return max(0.0, self.pending.deadline - now)
         if self.phase == "commit" and self.turn_deadline is not None:

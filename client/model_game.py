@@ -113,6 +113,20 @@ class GameMessages(TableState):
             return
         self._say(deadline_warning_text(m.kind, m.remaining), "warn")
 
+    def _on_clock_paused(self, m: P.ClockPaused) -> None:
+        was = self.paused_since is not None
+        self.paused_since = self.clock() if m.paused else None
+        deadline = self._deadline(m.remaining)
+        if deadline is not None:
+            if self.pending is not None:
+                self.pending.deadline = deadline
+            elif self.phase == "commit":
+                self.turn_deadline = deadline
+        if m.paused and not was:
+            self._say("The clock is paused while you read.", "info")
+        elif was and not m.paused:
+            self._say("The clock runs again.", "info")
+
     def _on_seat_committed(self, m: P.SeatCommitted) -> None:
         self.committed.add(m.seat)
 
@@ -232,6 +246,7 @@ class GameMessages(TableState):
 
     def _on_game_over(self, m: P.GameOver) -> None:
         self.phase = "over"
+        self.paused_since = None
         self.pending = None
         self.turn_deadline = None
         self.step = None  # the last card placed is an ordinary card now
@@ -252,6 +267,7 @@ class GameMessages(TableState):
 
     def _on_snapshot(self, m: P.Snapshot) -> None:
         self.resyncing = False
+        self.paused_since = None  # the server resumes a clock when its player drops
         self.step = None
         self.lost_deadline = False
         self._set_table(m.table)

@@ -66,6 +66,8 @@ class TableState:
         self.result: GameResult | None = None
         self.last_round: RoundResult | None = None
         self.scores: list[RoundResult] = []  # every round scored this game, in order
+        # the server stopped this table's clock (``pause``): since when, on our clock
+        self.paused_since: float | None = None
         self.totals: list[int] = []
         self.penalties: list[int] = []
         self._reset_game()
@@ -126,7 +128,12 @@ class TableState:
             del self.log[: len(self.log) - MAX_LOG]
 
     def _deadline(self, remaining: float | None) -> float | None:
-        return None if remaining is None else self.clock() + remaining
+        """A deadline ``remaining`` s away on our clock (paused: from the pause on, as
+        the countdown stands still there)."""
+        if remaining is None:
+            return None
+        base = self.paused_since if self.paused_since is not None else self.clock()
+        return base + remaining
 
     @property
     def words(self) -> Words:

@@ -29,8 +29,8 @@ from nimmt.protocol import Message
 
 from .model import TableModel
 
-__all__ = ["ReplayError", "ReplayPlayer", "load_replay", "replay_command", "SPEEDS",
-           "STEP_ENDS"]
+__all__ = ["ReplayError", "ReplayPlayer", "load_replay", "replay_command", "command_lines",
+           "SPEEDS", "STEP_ENDS"]
 
 #: The messages after which the board has changed: a step ends there.
 STEP_ENDS: Final = frozenset({"snapshot", "rows_dealt", "revealed", "placed", "round_scored",
@@ -53,16 +53,9 @@ def replay_command(game: str, db: str | None = None,
 
 def load_replay(game: str, db: str | None = None, *, timeout: float = 60.0) -> list[Message]:
     """The messages of game ``game`` (a record file, or with ``db`` a game id)."""
-    try:
-        done = subprocess.run(replay_command(game, db), capture_output=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ReplayError(f"cannot run the replay command ({exc})") from None
-    if done.returncode != 0:
-        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise ReplayError(why[-1] if why else f"the replay command failed ({done.returncode})")
     messages: list[Message] = []
-    for n, line in enumerate(done.stdout.decode("utf-8", "replace").splitlines(), 1):
+    for n, line in enumerate(command_lines(replay_command(game, db), "replay", timeout,
+                                           ReplayError), 1):
         try:
             messages.append(P.decode_message(json.loads(line), P.SERVER))
         except (ValueError, P.ProtocolError) as exc:
@@ -70,6 +63,21 @@ def load_replay(game: str, db: str | None = None, *, timeout: float = 60.0) -> l
     if not messages:
         raise ReplayError("the replay is empty")
     return messages
+
+
+def command_lines(argv: list[str], what: str, timeout: float,
+                  error: type[Exception] = ReplayError) -> list[str]:
+    """The lines ``argv`` prints; ``error`` with the last line of its errors (or why it
+    could not run) when it fails. ``what``: the command, in words, for the errors."""
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise error(f"cannot run the {what} command ({exc})") from None
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise error(why[-1] if why else f"the {what} command failed ({done.returncode})")
+    return done.stdout.decode("utf-8", "replace").splitlines()
 
 
 class ReplayPlayer:

@@ -34,6 +34,7 @@ from .framing import (
 from .messages_game import (
     ChooseRow,
     ChooseTie,
+    ClockPaused,
     Commit,
     CommitAccepted,
     DeadlineWarning,
@@ -43,8 +44,11 @@ from .messages_game import (
     DraftPickNeeded,
     DraftPickRequest,
     GameOver,
+    MAX_PAUSE,
     HandDealt,
+    Pause,
     Placed,
+    Resume,
     Revealed,
     RoundScored,
     RoundStarted,
@@ -120,5 +124,5 @@ __all__ = [
     "DraftPicked", "RowsDealt", "TurnStarted", "CommitAccepted", "SeatCommitted", "Revealed",
     "Placed", "RowTaken", "RowChoiceNeeded", "RowChoiceRequest", "TieChoiceNeeded",
     "TieChoiceRequest", "DeadlineWarning", "RoundScored", "GameOver", "Snapshot", "Commit",
-    "ChooseRow", "ChooseTie", "DraftPick",
+    "ChooseRow", "ChooseTie", "DraftPick", "Pause", "Resume", "ClockPaused", "MAX_PAUSE",
 ]

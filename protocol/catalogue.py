@@ -40,6 +40,7 @@ ORDER: dict[str, tuple[str, ...]] = {
         "draft_pick_request", "deadline_warning",
     ),
     "Decisions (client to server)": ("commit", "choose_row", "choose_tie", "draft_pick"),
+    "The clock of a solo game": ("pause", "resume", "clock_paused"),
 }
 
 STRUCTS: tuple[type[Struct], ...] = (Place, TableOptions, SeatInfo, TableInfo, Limits, Pending)

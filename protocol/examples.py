@@ -15,6 +15,7 @@ from .base import Message
 from .messages_game import (
     ChooseRow,
     ChooseTie,
+    ClockPaused,
     Commit,
     CommitAccepted,
     DeadlineWarning,
@@ -25,7 +26,9 @@ from .messages_game import (
     DraftPickRequest,
     GameOver,
     HandDealt,
+    Pause,
     Placed,
+    Resume,
     Revealed,
     RoundScored,
     RoundStarted,
@@ -190,6 +193,11 @@ _LIST: Final[tuple[Message, ...]] = (
     ChooseRow(round=1, turn=3, row=1),
     ChooseTie(round=1, turn=5, place=Place(row=2, end="left")),
     DraftPick(round=1, pick=2, card=34),
+    # the clock of a solo game
+    Pause(id=6),
+    ClockPaused(paused=True, ends_in=600.0, deadline=DEADLINE + 12.5, remaining=17.5, re=6,
+                seq=30),
+    Resume(id=7),
 )
 
 #: tag -> example message.

@@ -6,7 +6,7 @@ from typing import Final
 
 from .base import F, Message, message
 from .errors import ErrorCode, LocalProtocolError
-from .fields import Int, IntList, ListOf, Nested, OneOf, Optional
+from .fields import Bool, Float, Int, IntList, ListOf, Nested, OneOf, Optional
 from .states import Role
 from .structs import (
     CARD,
@@ -58,10 +58,17 @@ __all__ = [
     "ChooseRow",
     "ChooseTie",
     "DraftPick",
+    "Pause",
+    "Resume",
+    "ClockPaused",
+    "MAX_PAUSE",
 ]
 
 C: Final = Role.CLIENT
 S: Final = Role.SERVER
+
+#: seconds a pause lasts at most: the clock then runs again by itself
+MAX_PAUSE: Final = 600.0
 
 _DL: Final = "absolute deadline, Unix seconds, server clock"
 _REM: Final = "seconds left when sent (use this if your clock is skewed)"
@@ -389,3 +396,35 @@ class DraftPick(Message):
     pick: int = F(PICK, "draft_pick_request.pick")
     card: int = F(CARD, "one of draft_pick_request.pool")
 
+
+
+# --- the clock of a solo game: paused while its player reads ------------------------
+
+
+@message("pause", C)
+class Pause(Message):
+    """Stop your table's clock (the decision's deadline, the time bank) while you read
+    the help: only when you are the only player a client plays at the table (every
+    other seat a built-in bot), else refused with not_allowed. Answered with
+    clock_paused; the pause ends with resume, when you disconnect or after MAX_PAUSE
+    (600) seconds."""
+
+
+@message("resume", C)
+class Resume(Message):
+    """Start the clock you paused again; the deadline moves by the time it was stopped
+    (answered with clock_paused, paused false)."""
+
+
+@message("clock_paused", S)
+class ClockPaused(Message):
+    """To everyone at the table: its clock stopped (``paused``) or runs again; the
+    decision awaited has the deadline given here (nil: none is awaited)."""
+
+    paused: bool = F(Bool, "true: stopped; false: running again")
+    ends_in: float = F(Float(0.0, MAX_PAUSE), "paused: seconds until it runs again by itself; "
+                       "else 0")
+    deadline: float | None = F(Optional(DEADLINE), "the decision's deadline, moved by the "
+                               "pause; " + _DL)
+    remaining: float | None = F(Optional(REMAINING), "seconds left of it (while paused: "
+                                "what is left when the clock runs again)")

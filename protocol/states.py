@@ -30,6 +30,7 @@ __all__ = [
     "PUBLIC_GAME",
     "PRIVATE_GAME",
     "CLIENT_GAME",
+    "CLIENT_CLOCK",
     "TABLE",
 ]
 
@@ -104,6 +105,8 @@ PRIVATE_GAME: Final = frozenset(
 )
 #: A seated player's decisions.
 CLIENT_GAME: Final = frozenset({"commit", "choose_row", "choose_tie", "draft_pick"})
+#: A seated player's requests about the clock (a solo game's pause).
+CLIENT_CLOCK: Final = frozenset({"pause", "resume"})
 
 _WELCOMED: Final = (LO, SE, WA, PL)
 
@@ -130,10 +133,10 @@ TABLE: Final[tuple[tuple[tuple[ConnState, ...], Role, frozenset[str], ConnState 
     ((SE,), S, frozenset({"round_started", "snapshot"}), PL),
     # watching: public events only; a watcher may ask for a free seat
     ((WA,), C, frozenset({"join"}), SAME),
-    ((WA,), S, PUBLIC_GAME | {"snapshot", "game_over"}, SAME),
+    ((WA,), S, PUBLIC_GAME | {"snapshot", "game_over", "clock_paused"}, SAME),
     # playing
-    ((PL,), C, CLIENT_GAME, SAME),
-    ((PL,), S, PUBLIC_GAME | PRIVATE_GAME | {"snapshot"}, SAME),
+    ((PL,), C, CLIENT_GAME | CLIENT_CLOCK, SAME),
+    ((PL,), S, PUBLIC_GAME | PRIVATE_GAME | {"snapshot", "clock_paused"}, SAME),
     ((PL,), S, frozenset({"game_over"}), SE),
 )
 

@@ -1,6 +1,7 @@
 """``nimmt-replay --db PATH ...``: the finished games a ``nimmt-server`` kept.
 
     nimmt-replay --db PATH --list              # every finished game, oldest first
+    nimmt-replay --db PATH --list --json       # ... one JSON object a game (list_json)
     nimmt-replay --db PATH 7                   # replay game 7 step by step
     nimmt-replay --db PATH 7 --export 7.json   # write its record (docs/RECORD.md)
     nimmt-replay --db PATH --players           # games, wins, bullheads a round, per name
@@ -29,7 +30,7 @@ from nimmt.engine.records import Narrator, event_to_json, step_lines
 
 from .storage import GameSummary, NoSuchGame, PlayerStats, StorageError, Store, default_path
 
-__all__ = ["main", "wants_history", "list_lines", "player_lines", "open_store"]
+__all__ = ["main", "wants_history", "list_lines", "list_json", "player_lines", "open_store"]
 
 PROG = "nimmt-replay"
 
@@ -56,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--export", metavar="FILE",
                    help="with GAME_ID: write its record (docs/RECORD.md) to FILE (- : stdout)")
     p.add_argument("--json", action="store_true",
-                   help="with GAME_ID: print the events as JSON lines instead of text")
+                   help="with GAME_ID: print the events as JSON lines instead of text; "
+                   "with --list: one JSON object a game (what nimmt-client's history shows)")
     return p
 
 
@@ -85,6 +87,24 @@ def list_lines(games: Sequence[GameSummary]) -> list[str]:
         table = f"{g.table_name} ({g.table_id})"
         lines.append(f"{g.id:>5} {_when(g.ended):<16}  {table:<20} {g.rounds:>6}  {_players_text(g)}")
     return lines
+
+
+def list_json(games: Sequence[GameSummary]) -> list[str]:
+    """``--list --json``: one JSON object a game, oldest first: its ``id``, ``table_id``,
+    ``table_name``, ``started`` and ``ended`` (Unix seconds), ``rounds`` and its
+    ``players`` in seat order (``name``, ``kind``, ``bullheads``, ``place``, ``won``).
+
+    >>> from nimmt.server.storage import PlayerResult
+    >>> game = GameSummary(3, "t2", "Friday", 1, 0.0, 60.0, 4, (
+    ...     PlayerResult(0, "Ann", "human", 12, 1, True),))
+    >>> json.loads(list_json([game])[0])["players"]
+    [{'name': 'Ann', 'kind': 'human', 'bullheads': 12, 'place': 1, 'won': True}]
+    """
+    return [json.dumps({"id": g.id, "table_id": g.table_id, "table_name": g.table_name,
+                        "started": g.started, "ended": g.ended, "rounds": g.rounds,
+                        "players": [{"name": p.name, "kind": p.kind, "bullheads": p.bullheads,
+                                     "place": p.place, "won": p.won} for p in g.players]})
+            for g in games]
 
 
 def player_lines(stats: Sequence[PlayerStats]) -> list[str]:
@@ -156,14 +176,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(err)
         err.write(f"{PROG}: give --list, --players or a GAME_ID\n")
         return 2
-    if (args.export or args.json) and args.game is None:
-        err.write(f"{PROG}: --export and --json need a GAME_ID (see --list)\n")
+    if (args.export or (args.json and not args.list)) and args.game is None:
+        err.write(f"{PROG}: --export and --json need a GAME_ID (see --list); "
+                  "--json also goes with --list\n")
         return 2
     store = open_store(args.db, err)
     if store is None:
         return 2
     try:
-        if args.list:
+        if args.list and args.json:
+            out.writelines(line + "\n" for line in list_json(store.games()))
+        elif args.list:
             out.write("\n".join(list_lines(store.games())) + "\n")
         elif args.players:
             out.write("\n".join(player_lines(store.player_stats())) + "\n")

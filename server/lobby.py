@@ -382,7 +382,7 @@ class Lobby:
             return
         match msg:
             case (P.Leave() | P.AddBot() | P.RemoveBot() | P.Start() | P.Commit()
-                  | P.ChooseRow() | P.ChooseTie() | P.DraftPick()):
+                  | P.ChooseRow() | P.ChooseTie() | P.DraftPick() | P.Pause() | P.Resume()):
                 # the session's own table decides
                 if session.table is None:
                     client.send(P.Error(code=E.NOT_ALLOWED, message="you are at no table",

@@ -38,6 +38,8 @@ from nimmt.engine import Deal, Event, Game
 from . import match_game, match_seats, match_timing, translate
 from .config import TableSettings
 from .match_data import (
+    bank_from_data,
+    bank_to_data,
     deal_from_data,
     deal_to_data,
     decision_from_data,
@@ -100,7 +102,7 @@ class Match(MatchState):
         wake = min(self._close_at(), match_seats.spectators_expire_at(self))
         if self.status != "playing" or self._game is None:
             return wake
-        return min(wake, match_timing.wake_at(self))
+        return min(wake, match_timing.wake_at(self), match_timing.pause_ends_at(self))
 
     def close(self, why: str, now: float, wall: float, *, notify: bool = True) -> Effects:
         """Close the table: every member is told (``notify``) and released."""
@@ -160,6 +162,8 @@ class Match(MatchState):
     def _presence(self, item: Disconnected | Reconnected) -> None:
         """A member's connection dropped (``Disconnected``) or is back (``Reconnected``)."""
         if isinstance(item, Disconnected):
+            if item.member == self._paused_by:
+                match_timing.resume(self)  # nobody reads the help any more
             self._resuming.discard(item.member)
             match_seats.away(self, item.member, item.at)
         elif match_seats.back(self, item.member):
@@ -258,6 +262,8 @@ class Match(MatchState):
                 self._close(f"abandoned: nobody connected for "
                             f"{self.settings.abandon_after:g} s")
             return
+        if self.status == "playing" and now >= match_timing.pause_ends_at(self):
+            match_timing.resume(self)
         if self.status != "playing" or self._backlog:
             return
         warning = match_timing.warn_at(self)
@@ -281,6 +287,7 @@ class Match(MatchState):
                        if self._game is not None else None,
             "armed": list(self._armed) if self._armed is not None else None,
             "deadline": self._deadline, "armed_at": self._armed_at, "warned": self._warned,
+            "paused": [self._paused_at, self._paused_by] if self._paused_at is not None else None,
             "shown": list(self._shown),
             "chosen": [[seat, list(at)] for seat, at in self._chosen.items()],
             "nobody_since": self._nobody_since, "over_since": self._over_since,
@@ -295,6 +302,7 @@ class Match(MatchState):
             # None: a test's dealer deals, not the committed seed
             "seed": self._seed.hex() if self.dealer is None else None,
             "fair": fair_to_data(self._fair),
+            "bank": bank_to_data(self._bank),
         }
 
     @classmethod
@@ -332,6 +340,8 @@ class Match(MatchState):
                     events += game.apply(decision)
         m._armed = tuple(data["armed"]) if data["armed"] is not None else None
         m._deadline, m._armed_at, m._warned = data["deadline"], data["armed_at"], data["warned"]
+        if data.get("paused") is not None:
+            m._paused_at, m._paused_by = data["paused"]
         m._shown = (data["shown"][0], data["shown"][1])
         m._chosen = {seat: (at[0], at[1]) for seat, at in data["chosen"]}
         m._nobody_since, m._over_since = data["nobody_since"], data["over_since"]
@@ -345,4 +355,5 @@ class Match(MatchState):
         m._resuming = set(data.get("resuming", ()))
         shown = data.get("scores_shown")
         m._scores_shown = (tuple(shown[0]), tuple(shown[1])) if shown is not None else None
+        m._bank = bank_from_data(data.get("bank"))
         return m

@@ -7,8 +7,10 @@ seats a client plays have one (a built-in bot decides at once). A seat whose
 decision is still awaited at the deadline is sent a ``deadline_warning`` whose
 ``deadline`` is its own, later one (the deadline plus what is left of its
 bank), and the autopilot decides for it only then; what it used is taken from
-its bank when it decides (``spend``, from ``match_game.apply``). The bank is
-kept in memory: a server restarted mid-game gives every seat its full reserve.
+its bank when it decides (``spend``, from ``match_game.apply``). What is left
+goes with the match's data (``match_data.bank_to_data``) and, when a decision
+drew on it, in that decision's fact (``bank``): a server restarted mid-game
+gives each seat what it had left after its last decision (``server.restore``).
 Functions over the match's state (``match_state.MatchState``), like
 ``match_timing``.
 """
@@ -71,19 +73,21 @@ def seat_deadline(m: MatchState, index: int) -> float:
     return m._deadline + _charged(bank, index, m._armed) + bank.left.get(index, 0.0)
 
 
-def spend(m: MatchState, index: int) -> None:
+def spend(m: MatchState, index: int) -> float | None:
     """Seat ``index`` decided now (or was decided for): take the time it used past the
-    deadline from its bank. A replaced commit is charged once, not twice."""
+    deadline from its bank. A replaced commit is charged once, not twice. Returns
+    what is left of the bank when this decision drew on it (None: it did not)."""
     if not enabled(m, index) or m._deadline is None or m._armed is None:
-        return
+        return None
     bank = _bank(m)
     over = max(0.0, m._now - m._deadline)
     charged = _charged(bank, index, m._armed)
     extra = min(bank.left.get(index, 0.0), max(0.0, over - charged))
     if extra <= 0:
-        return
+        return None
     bank.left[index] = bank.left.get(index, 0.0) - extra
     bank.charged[index] = (m._armed, charged + extra)
+    return bank.left[index]
 
 
 def notice_due(m: MatchState, pending_seats: frozenset[int] | set[int]) -> list[int]:

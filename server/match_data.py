@@ -11,6 +11,7 @@ from nimmt import protocol as P
 from nimmt.engine import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
 from nimmt.engine import FairDeal
 
+from .match_bank import Bank
 from .match_io import BotDecided, Disconnected, Greet, Input, Reconnected, Request, Who
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "fair_from_data",
     "input_to_data",
     "input_from_data",
+    "bank_to_data",
+    "bank_from_data",
 ]
 
 
@@ -112,3 +115,21 @@ def input_from_data(data: list[Any]) -> Input:
     if kind == "greet":
         return Greet(data[1])
     return BotDecided(data[1], tuple(data[2]), decision_from_data(data[3]))
+
+
+def bank_to_data(bank: Bank | None) -> dict[str, Any] | None:
+    """The seats' time banks of a game (None: no bank was drawn on or looked at)."""
+    if bank is None:
+        return None
+    return {"game": bank.game, "left": [[seat, left] for seat, left in sorted(bank.left.items())],
+            "charged": [[seat, list(key), amount]
+                        for seat, (key, amount) in sorted(bank.charged.items())],
+            "told": sorted(([list(key), seat] for key, seat in bank.told), key=repr)}
+
+
+def bank_from_data(data: dict[str, Any] | None) -> Bank | None:
+    if data is None:
+        return None
+    return Bank(data["game"], {seat: left for seat, left in data["left"]},
+                {seat: (tuple(key), amount) for seat, key, amount in data.get("charged", ())},
+                {(tuple(key), seat) for key, seat in data.get("told", ())})

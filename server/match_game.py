@@ -174,12 +174,15 @@ def apply(m: MatchState, seat: int, decision: Decision, how: str = "") -> list[E
     game = m._game
     assert game is not None
     events = game.apply(decision)
-    match_bank.spend(m, seat)
+    bank_left = match_bank.spend(m, seat)
     seat_state = m.room.seats[seat]
     m._history.append(decision)
     by = "bot" if seat_state is not None and seat_state.builtin else (
         "autopilot" if how else "player")
-    m._fact(decision_fact(decision, by=by))
+    fact = decision_fact(decision, by=by)
+    if bank_left is not None:  # a restart gives the seat this much again (server.restore)
+        fact.payload["bank"] = bank_left
+    m._fact(fact)
     events += _deal_if_due(m)
     if isinstance(decision, (ChooseRow, ChooseTie)):
         m._chosen[seat] = m._shown

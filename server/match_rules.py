@@ -39,7 +39,7 @@ STATUSES: Final = ("waiting", "playing", "over", "closed")
 
 #: the requests a table takes (by protocol type), then the actor's own inputs
 REQUESTS: Final = ("create_table", "join", "watch", "leave", "add_bot", "remove_bot", "start",
-                   "chat", "commit", "choose_row", "choose_tie", "draft_pick")
+                   "chat", "commit", "choose_row", "choose_tie", "draft_pick", "pause", "resume")
 INPUTS: Final = REQUESTS + ("disconnected", "reconnected", "bot_decided")
 
 TAKEN: Final = "taken"
@@ -57,6 +57,7 @@ class Refused:
 STARTED: Final = Refused("already_started", "the game has started: watch it instead")
 RUNNING: Final = Refused("already_started", "the game has started")
 NO_GAME: Final = Refused("not_allowed", "you are not playing at this table")
+NO_CLOCK: Final = Refused("not_allowed", "no game is being played: there is no clock to pause")
 
 _DECISIONS = ("commit", "choose_row", "choose_tie", "draft_pick")
 _HOST = ("add_bot", "remove_bot", "start")
@@ -74,9 +75,11 @@ def _rules() -> dict[tuple[str, str], str | Refused]:
                 rules[status, name] = RUNNING if status == "playing" else TAKEN
             elif name in _DECISIONS:
                 rules[status, name] = TAKEN if status == "playing" else NO_GAME
+            elif name == "pause":
+                rules[status, name] = TAKEN if status == "playing" else NO_CLOCK
             elif name == "bot_decided":
                 rules[status, name] = TAKEN if status == "playing" else IGNORED
-            else:  # watch, leave, chat, a connection's coming and going: always
+            else:  # watch, leave, chat, resume, a connection's coming and going: always
                 rules[status, name] = TAKEN
     return rules
 

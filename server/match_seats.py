@@ -18,6 +18,7 @@ from nimmt.bots import DEFAULT_LEVEL, StrategyError, parse_strategy
 
 from . import translate
 from .match_game import begin, decide
+from .match_timing import pause, resume
 from .match_io import Who
 from .match_rules import refusal
 from .match_state import MatchState
@@ -50,6 +51,10 @@ def request(m: MatchState, who: Who, msg: P.Message) -> None:
             _remove_bot(m, who, msg)
         case P.Start():
             _start(m, who, msg)
+        case P.Pause():
+            pause(m, who, msg)
+        case P.Resume():
+            resume(m, who, msg)
         case P.Chat() if who.id not in m.room.members:  # its join was refused meanwhile
             m._refuse(who, msg, E.NOT_ALLOWED, "you are not at this table")
         case P.Chat():

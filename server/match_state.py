@@ -85,6 +85,9 @@ class MatchState:
         self._wire_at: float | None = None
         self._armed_at = 0.0
         self._warned = False
+        # a solo game's clock stopped (match_timing.pause): since when, and by whom
+        self._paused_at: float | None = None
+        self._paused_by: int | None = None
         self._bank: Any = None  # the seats' time banks this game (match_bank.Bank)
         self._shown = (0, 0)  # the round and turn the players have been told of
         self._chosen: dict[int, tuple[int, int]] = {}  # seat -> (round, turn) of its last choice
@@ -215,7 +218,10 @@ class MatchState:
         a snapshot or a request sent again with it (docs/PROTOCOL.md); a match read
         back by ``from_data`` derives it from the clock at its first call."""
         assert self._deadline is not None
-        remaining = max(0.0, self._deadline - self._now)
+        now = self._now  # paused: the clock shows what is left when it runs again
+        if self._paused_at is not None:
+            now = max(self._paused_at, self._armed_at)
+        remaining = max(0.0, self._deadline - now)
         if self._wire_at is None:
             self._wire_at = self._wall + remaining
         return self._wire_at, remaining

@@ -39,10 +39,12 @@ from nimmt.engine import (
 from . import match_bank
 from .match_events import log_line, messages_for
 from .match_game import decision_key, game_over
-from .match_io import Think
+from .match_io import Think, Who
+from .match_rules import refusal
 from .match_state import MatchState
 
-__all__ = ["wake_at", "open_decision", "warn_at", "warn", "due_seat", "think", "send_due_steps"]
+__all__ = ["wake_at", "open_decision", "warn_at", "warn", "due_seat", "think", "send_due_steps",
+           "pause", "resume", "pause_ends_at"]
 
 
 def wake_at(m: MatchState) -> float:
@@ -50,8 +52,8 @@ def wake_at(m: MatchState) -> float:
     a paced step, the deadline's warning, the deadline, an away player's grace."""
     if m._backlog:
         return m._paced_until if m._paced_until is not None else -math.inf
-    if m._deadline is None:
-        return math.inf
+    if m._deadline is None or m._paused_at is not None:
+        return math.inf  # paused: the deadlines wait (``pause_ends_at``)
     wake = math.inf
     warning = warn_at(m)
     if warning is not None:
@@ -112,6 +114,8 @@ def warn_at(m: MatchState) -> float | None:
     docs/PROTOCOL.md: ``warn_before`` seconds before the deadline, once per
     decision, and only if the decision was given more time than that; and, with
     a time bank, at the deadline for the seats whose extra time starts."""
+    if m._paused_at is not None:
+        return None
     at = _first_warning_at(m)
     pending = m._game.pending if m._game is not None else None
     if pending is not None and match_bank.notice_due(m, pending.seats):
@@ -190,6 +194,8 @@ def due_seat(m: MatchState) -> int | None:
         seat = m.room.seats[index]
         if seat is None or index in m._asked:
             continue
+        if m._paused_at is not None and not seat.builtin:
+            continue  # the clock is paused: nobody's time runs out
         late = m._deadline is not None and now >= match_bank.seat_deadline(m, index)
         if seat.builtin or late:
             return index
@@ -274,6 +280,7 @@ def _send_event(m: MatchState, event: Event, game: Game, re: int | None = None) 
     if isinstance(event, RoundScored):
         m._updated()
     elif isinstance(event, GameOver):
+        m._paused_at = m._paused_by = None  # no clock runs any more
         game_over(m, event.result)
 
 
@@ -292,3 +299,66 @@ def _show_scores(m: MatchState, event: Event) -> None:
     else:
         return
     m._scores_shown = (totals, penalties)
+
+
+# ---------------------------------------------------------------- a solo game's pause
+def pause(m: MatchState, who: Who, msg: P.Pause) -> None:
+    """``pause``: stop the clock (deadlines, grace, time bank) while the only human
+    player at the table reads; refused wherever another human waits on it. A pause
+    asked for again is answered again and keeps its end."""
+    refused = refusal(m.status, "pause")
+    index = m.room.seat_of(who.id)
+    if refused is not None:
+        m._refuse(who, msg, refused.code, refused.text)
+        return
+    if index is None:
+        m._refuse(who, msg, P.ErrorCode.NOT_ALLOWED, "only a player seated at the table can "
+                  "pause its clock")
+        return
+    others = [seat.name for seat in m.room.seats if seat is not None and seat.index != index
+              and m.room.seat_kind(seat) == "human"]
+    if others:
+        m._refuse(who, msg, P.ErrorCode.NOT_ALLOWED,
+                  f"the clock pauses only in a solo game: {', '.join(others)} would wait "
+                  "on you; play on, or ask them in the chat for time")
+        return
+    if m._paused_at is None:
+        m._paused_at, m._paused_by = m._now, who.id
+        m._log(logging.INFO, index, "clock paused")
+    _tell_clock(m, who.id, msg.id)
+
+
+def resume(m: MatchState, who: Who | None = None, msg: P.Resume | None = None) -> None:
+    """The clock runs again (``resume``, the pausing player gone, or the pause's end):
+    the deadline armed moves by the time it was stopped (a decision armed while paused
+    gets its whole time from now)."""
+    at = m._paused_at
+    if at is not None:
+        m._paused_at = m._paused_by = None
+        if m._deadline is not None:
+            shift = m._now - max(at, m._armed_at)
+            if shift > 0:
+                m._deadline += shift
+                m._armed_at += shift
+                if m._wire_at is not None:
+                    m._wire_at += shift
+        m._log(logging.INFO, None, "clock runs again after %.1f s", m._now - at)
+    elif who is None:
+        return
+    _tell_clock(m, who.id if who is not None else None, msg.id if msg is not None else None)
+
+
+def pause_ends_at(m: MatchState) -> float:
+    """When a pause ends by itself (``math.inf``: the clock is not paused)."""
+    return math.inf if m._paused_at is None else m._paused_at + P.MAX_PAUSE
+
+
+def _tell_clock(m: MatchState, asker: int | None, re: int | None) -> None:
+    paused = m._paused_at is not None
+    deadline = remaining = None
+    if m._deadline is not None and m._game is not None and m._game.pending is not None:
+        deadline, remaining = m._wire_deadline()
+    ends_in = max(0.0, pause_ends_at(m) - m._now) if paused else 0.0
+    for member in m.room.members:
+        m._send(member, P.ClockPaused(paused=paused, ends_in=ends_in, deadline=deadline,
+                                      remaining=remaining, re=re if member == asker else None))

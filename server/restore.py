@@ -13,7 +13,8 @@ turns one ``StoredTable`` into a ``Match`` in the state a restart should give:
   (the grace runs from the restart): their client reconnects with its token and
   finds the seat (``RestoredSeat.token_hash``);
 * no deadline is stored: the decision awaited gets its full time again from the
-  restart, not what was left of it.
+  restart, not what was left of it; each seat's time bank is what it had left
+  after its last decision that drew on it (the decision's fact says: ``bank``).
 
 Plain code, no trio and no I/O: the lobby makes the sessions and the actors.
 """
@@ -31,7 +32,8 @@ from .match_data import deal_to_data, decision_to_data, rng_to_data
 from .room import Member, SeatState
 from .storage import Fact, FactError, StoredTable, deal_from, decision_from, rebuild_game
 
-__all__ = ["RestoredSeat", "RestoreError", "restore_match", "seats_left", "skip_on_restore"]
+__all__ = ["RestoredSeat", "RestoreError", "restore_match", "seats_left", "skip_on_restore",
+           "banks_left"]
 
 
 class RestoreError(ValueError):
@@ -72,6 +74,30 @@ def seats_left(facts: Iterable[Fact]) -> set[int]:
         elif fact.kind == "seat":
             left.discard(fact.payload.get("seat"))
     return left
+
+
+def banks_left(facts: Iterable[Fact], game_no: int, seats: int,
+               reserve: float) -> dict[str, Any] | None:
+    """The time banks of the game in progress as ``Match`` data (None: no decision of
+    it drew on a bank): what each seat had left after its last such decision, the
+    whole ``reserve`` for the others.
+
+    >>> banks_left([Fact("game_started", {}), Fact("decision", {"seat": 1, "bank": 7.5})],
+    ...            1, 2, 30.0)["left"]
+    [[0, 30.0], [1, 7.5]]
+    """
+    drawn: dict[int, float] = {}
+    for fact in facts:
+        if fact.kind == "game_started":
+            drawn = {}
+        elif fact.kind == "decision":
+            seat, left = fact.payload.get("seat"), fact.payload.get("bank")
+            if isinstance(seat, int) and 0 <= seat < seats and isinstance(left, (int, float)):
+                drawn[seat] = max(0.0, min(float(left), reserve))
+    if not drawn:
+        return None
+    return {"game": game_no,
+            "left": [[seat, drawn.get(seat, reserve)] for seat in range(seats)]}
 
 
 def skip_on_restore(stored: StoredTable) -> bool:
@@ -175,6 +201,8 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
         # the seed of the game in progress (None: a new one for the next game)
         "fair": next((f.payload.get("fair") for f in reversed(stored.facts)
                       if f.kind == "game_started"), None) if status == "playing" else None,
+        "bank": banks_left(stored.facts, rebuilt.game_no or 0, settings.seats,
+                           settings.time_bank) if status == "playing" else None,
     }
     try:
         match = Match.from_data(data, dealer=dealer)

@@ -66,10 +66,10 @@ def test_the_solo_clock_and_replay_options_say_what_goes_with_what(
     args = parse_args(["--solo", "--turn-time", "45", "--time-bank", "60"])
     assert (args.turn_time, args.time_bank) == (45.0, 60.0)
     assert parse_args(["--replay", "7", "--db", "x.db"]).db == "x.db"
+    assert parse_args(["--db", "x.db"]).db == "x.db"  # the lobby's history (H) lists it
     for wrong, said in ((["--turn-time", "30"], "are for --solo"),
                         (["--solo", "--turn-time", "0"], "seconds from 1 to 3600"),
                         (["--replay", "7"], "needs --db PATH"),
-                        (["--db", "x.db"], "goes with --replay"),
                         (["--replay", "a.json", "--solo"], "not allowed with")):
         with pytest.raises(SystemExit) as info:
             parse_args(wrong)
@@ -277,3 +277,11 @@ def test_a_network_drop_mid_game_is_resumed_on_the_real_server() -> None:
             await proxy.stop()
             await solo.stop()
     asyncio.run(asyncio.wait_for(main_(), 30))
+
+
+def test_the_history_of_a_database_that_is_not_there_says_so(tmp_path) -> None:
+    from nimmt.client.history import HistoryError, load_history
+
+    with pytest.raises(HistoryError) as info:
+        load_history(str(tmp_path / "none.db"))
+    assert f"there is no database at {tmp_path / 'none.db'}" in str(info.value)

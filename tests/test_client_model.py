@@ -191,6 +191,20 @@ def test_a_deadline_warning_is_logged_and_makes_the_clock_hot_until_we_decide() 
     assert not m.hurry
 
 
+def test_a_paused_clock_stands_still_and_runs_on_from_the_server_s_count() -> None:
+    clock = Clock()
+    m = seated_game(clock)
+    clock.now += 10.0
+    feed(m, P.ClockPaused(paused=True, ends_in=600.0, deadline=1e9, remaining=20.0))
+    assert m.seconds_left() == 20.0 and texts(m)[-1] == "The clock is paused while you read."
+    clock.now += 300.0
+    assert m.seconds_left() == 20.0  # the countdown stands still while paused
+    feed(m, P.ClockPaused(paused=False, ends_in=0.0, deadline=1e9 + 300, remaining=19.5))
+    assert m.seconds_left() == pytest.approx(19.5) and texts(m)[-1] == "The clock runs again."
+    clock.now += 5.0
+    assert m.seconds_left() == pytest.approx(14.5)
+
+
 def test_a_draft_warning_and_a_spectator_that_should_never_get_one() -> None:
     m = TableModel(Clock())
     t = table(["Ann", "Bob"], draft=True, tactic_deck=True)

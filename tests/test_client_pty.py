@@ -181,6 +181,33 @@ def test_a_solo_first_game_is_untimed_so_the_help_open_loses_no_turn(tmp_path, s
         client.close()
 
 
+def test_a_timed_solo_game_pauses_its_clock_while_the_help_is_open(tmp_path) -> None:
+    """With a 5 s clock, the help held open 6 s (past the turn's deadline on the
+    server's clock, which cannot be faked across processes) loses no turn: the client
+    asks the server to pause the clock while the help covers the table."""
+    import time
+
+    client = PtyProcess(client_argv("--solo", "--level", "easy", "--turn-time", "5",
+                                    "--name", "Tess", "--state-dir", str(tmp_path)), 80, 24)
+    try:
+        client.wait_for(lambda t: "Your move" in t and "⏱" in t, "the first turn", 30)
+        client.type("?")
+        client.wait_for(lambda t: "clock paused" in t, "the help, the clock paused")
+        time.sleep(6.0)  # longer than the whole turn's time
+        assert "clock paused" in client.text()
+        client.type("?")
+        back = client.wait_for(lambda t: "Your move" in t and "Help ·" not in t
+                               and "The clock runs again" in t, "the table, the clock running")
+        rows = back.splitlines()
+        hand = next(rows[i + 1] for i, line in enumerate(rows) if "Your move" in line)
+        assert _turn(back) == 1 and len(HAND.findall(hand)) == 10  # the turn is still ours
+        assert "autopilot" not in back
+        client.type("\r")
+        client.wait_for(lambda t: _turn(t) == 2 or "fits no row" in t, "turn 2")
+    finally:
+        client.close()
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
 def test_a_friend_joins_a_default_new_table_then_bots_fill_the_rest(tmp_path, size) -> None:
     columns, lines = size
@@ -279,6 +306,61 @@ def test_a_replay_steps_forwards_and_back(tmp_path, size) -> None:
         assert client.proc.wait(timeout=10) == 0
     finally:
         client.close()
+
+
+def _database(tmp_path) -> str:
+    """A server's database with two finished games (ids 1 and 2)."""
+    from storage_helpers import play_game
+
+    from nimmt.engine import Options, record_from_game
+    from nimmt.server.storage import Store
+
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        for number, names in ((1, ["Ann", "Bob", "Cat"]), (2, ["Dee", "Eve"])):
+            game, facts = play_game(Options(players=len(names), rounds=1), number)
+            table_id = store.next_table_id()
+            store.create_table(table_id, f"Night {number}", {}, {})
+            store.append(table_id, facts)
+            store.finish_game(table_id, f"Night {number}", 1,
+                              record_from_game(game, seats=names), ["human"] * len(names),
+                              started=1_000_000.0 * number, ended=1_000_000.0 * number + 900)
+    return str(path)
+
+
+def test_the_history_lists_the_games_and_enter_replays_one(tmp_path) -> None:
+    db = _database(tmp_path)
+    with running_server("--bots", "1") as port:
+        client = PtyProcess(client_argv(f"127.0.0.1:{port}", "--name", "Tess", "--db", db,
+                                        "--state-dir", str(tmp_path)), 100, 30)
+        try:
+            lobby = client.wait_for(lambda t: "You against" in t, "the lobby")
+            assert "H  history" in lobby  # (at 80 columns only the help names it)
+            client.type("H")
+            listed = client.wait_for(lambda t: "Night 1" in t and "Night 2" in t,
+                                     "the finished games")
+            assert "Finished games" in listed
+            first = next(line for line in listed.splitlines() if "▶" in line)
+            assert "Night 2" in first and "Dee" in first  # the newest first, chosen
+            client.type("\x1b[B")  # ↓: the older one
+            client.wait_for(lambda t: any("▶" in line and "Night 1" in line
+                                          for line in t.splitlines()), "game 1 chosen")
+            client.type("\r")
+            replay = client.wait_for(lambda t: _step(t) == 1, "the replay of game 1", 30)
+            assert "Ann" in replay and "Bob" in replay
+            client.type("\x1b[C" * 3)
+            client.wait_for(lambda t: _step(t) == 4, "step 4")
+            client.type("q")
+            back = client.wait_for(lambda t: "Back from the replay of game 1" in t,
+                                   "the lobby again")
+            assert "You against" in back or "Finished games" in back
+            client.type("\x1b")  # Esc closes the history
+            client.wait_for(lambda t: "Finished games" not in t and "You against" in t,
+                            "the lobby's tables")
+            client.type("q")
+            assert client.proc.wait(timeout=10) == 0
+        finally:
+            client.close()
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 40)], ids=["80x24", "160x40"])

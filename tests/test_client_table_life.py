@@ -141,8 +141,9 @@ def test_the_log_sheet_and_ranking_come_back_in_the_next_run(tmp_path) -> None:
     feed(m, P.ChatMessage(name="Bob", seat=1, text="good luck"))
     scored(m, 1, (1, 6, 0, 0), (1, 6, 0, 0))
     feed(m, P.GameOver(totals=(1, 6, 0, 0), places=(3, 4, 1, 1), winners=(2, 3)))
-    TableKeeper(tmp_path, "box", 6066, "Ann").save(m)
-    assert (tmp_path / "table-box-6066.json").stat().st_mode & 0o777 == 0o600
+    keeper = TableKeeper(tmp_path, "box", 6066, "Ann")
+    keeper.save(m)
+    assert keeper.path.stat().st_mode & 0o777 == 0o600
 
     again = TableModel(Clock())
     assert TableKeeper(tmp_path, "box", 6066, "Ann").restore(again)
@@ -167,9 +168,35 @@ def test_the_log_sheet_and_ranking_come_back_in_the_next_run(tmp_path) -> None:
     assert other.scores == [] and other.result is None
 
 
+def test_two_names_on_one_server_keep_their_own_logs(tmp_path) -> None:
+    ann, bob = TableModel(), TableModel()
+    ann._say("<Ann> mine", "chat")
+    bob._say("<Bob> mine", "chat")
+    TableKeeper(tmp_path, "box", 6066, "Ann").save(ann)
+    TableKeeper(tmp_path, "box", 6066, "Bob").save(bob)  # does not overwrite Ann's
+    TableKeeper(tmp_path, "box", 6066, "Ann B").save(TableModel())
+    TableKeeper(tmp_path, "box", 6066, "Ann_B").save(TableModel())
+    assert len(list(tmp_path.glob("table-box-6066-*.json"))) == 4
+    for name in ("Ann", "Bob"):
+        again = TableModel()
+        assert TableKeeper(tmp_path, "box", 6066, name).restore(again)
+        assert [line.text for line in again.log] == [f"<{name}> mine", RESTART_LINE]
+
+
+def test_a_file_kept_before_names_were_in_file_names_is_read_once_by_its_name(
+        tmp_path) -> None:
+    (tmp_path / "table-box-6066.json").write_text(
+        '{"version": 1, "name": "Ann", "table_id": null, "log": [["<Ann> old", "chat"]], '
+        '"scores": [], "result": null}')
+    assert not TableKeeper(tmp_path, "box", 6066, "Bob").restore(TableModel())
+    again = TableModel()
+    assert TableKeeper(tmp_path, "box", 6066, "Ann").restore(again)
+    assert [line.text for line in again.log] == ["<Ann> old", RESTART_LINE]
+
+
 def test_a_broken_kept_file_is_ignored(tmp_path) -> None:
-    (tmp_path / "table-box-6066.json").write_text("{not json")
     keeper = TableKeeper(tmp_path, "box", 6066, "Ann")
+    keeper.path.write_text("{not json")
     m = TableModel()
     assert not keeper.restore(m) and m.log == [] and keeper.last_error
 

@@ -479,3 +479,22 @@ def test_solo_does_not_start_a_table_that_started_by_itself() -> None:
         ui_test(script, plan=StartPlan(solo=True))
     finally:
         controller.SOLO_START_AFTER = old
+
+
+def test_the_help_pauses_the_clock_of_a_solo_game_and_only_there() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h, bots=(1, 2, 3))
+        await h.keys("")  # the help opens and closes
+        assert [m.TYPE for m in h.conn.sent if m.TYPE in ("pause", "resume")] == [
+            "pause", "resume"]
+        await h.keys("t")  # the score sheet, left open: paused until it is closed
+        assert h.last().TYPE == "pause"
+        await h.keys("t")
+        assert h.last().TYPE == "resume"
+    ui_test(script)
+
+    async def shared(h: Harness) -> None:
+        await start_game(h, bots=(2, 3))  # Bob is a person: his time is not ours to stop
+        await h.keys("t")
+        assert not h.sent(P.Pause)
+    ui_test(shared)

@@ -45,6 +45,18 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return status, out, err
 
 
+def test_list_as_json_gives_one_object_a_game_for_the_client_s_history(database, capsys) -> None:
+    path, played = database
+    status, out, err = run(capsys, "--db", str(path), "--list", "--json")
+    assert status == 0 and err == ""
+    games = [json.loads(line) for line in out.splitlines()]
+    assert [g["id"] for g in games] == [game_id for game_id, *_ in played]
+    assert [g["table_name"] for g in games] == ["Table 1", "Table 2", "Table 3"]
+    assert [p["name"] for p in games[1]["players"]] == ["Bob", "Ann"]
+    assert games[0]["ended"] == 1_000_900.0 and games[1]["rounds"] == 2
+    assert sum(p["won"] for p in games[2]["players"]) >= 1
+
+
 def test_list_shows_every_finished_game_with_players_and_winners(database, capsys) -> None:
     path, played = database
     status, out, err = run(capsys, "--db", str(path), "--list")

@@ -100,3 +100,34 @@ async def test_a_real_server_gives_the_extra_time_then_the_autopilot_plays(autoj
         assert bob.times[bob.log.index(mine)] - start == pytest.approx(70.0)
         assert not ann.of_type("deadline_warning")  # Ann had decided
         nursery.cancel_scope.cancel()
+
+
+def test_what_is_left_of_a_bank_is_kept_as_data_and_over_a_restart():
+    from dataclasses import asdict
+
+    from nimmt.server import match_bank
+    from nimmt.server.match import Match
+    from nimmt.server.restore import restore_match
+    from nimmt.server.storage import MEMORY, Store
+
+    h = Harness.new(fixed(standard_deal()), time_bank=20.0)
+    h.start_two()
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    h.run_until(38.0)
+    h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[0], id=3))  # 8 s of her bank
+    assert h.of(ANN, "revealed")
+    assert (match_bank.left(h.match, 0), match_bank.left(h.match, 1)) == (12.0, 20.0)
+
+    back = Match.from_data(h.match.to_data(), dealer=h.match.dealer)
+    assert (match_bank.left(back, 0), match_bank.left(back, 1)) == (12.0, 20.0)
+
+    store = Store.open(MEMORY)  # a restart: the table as the server stored it
+    store.create_table("t1", "test", {}, {"table": asdict(h.match.settings)})
+    store.set_seat("t1", 0, "Ann", "human", token="tok_ann_0123456789abcdef")
+    store.set_seat("t1", 1, "Bob", "human", token="tok_bob_0123456789abcdef")
+    store.append("t1", [f for f in h.facts if f.kind in ("game_started", "deal", "decision")])
+    (table,) = store.open_tables()
+    store.close()
+    restored, _ = restore_match(table, now=0.0, members=[7, 8])
+    assert restored.status == "playing"
+    assert (match_bank.left(restored, 0), match_bank.left(restored, 1)) == (12.0, 20.0)

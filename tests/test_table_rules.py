@@ -59,6 +59,8 @@ def the_input(h: Harness, name: str):
         "choose_row": (ANN, P.ChooseRow(round=round_, turn=turn, row=0, id=7)),
         "choose_tie": (ANN, P.ChooseTie(round=round_, turn=turn, place=P.Place(row=0, end="right"), id=7)),
         "draft_pick": (ANN, P.DraftPick(round=round_, pick=1, card=hand[0], id=7)),
+        "pause": (ANN, P.Pause(id=7)),
+        "resume": (ANN, P.Resume(id=7)),
     }
     if name in messages:
         who, msg = messages[name]

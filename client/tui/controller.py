@@ -9,6 +9,7 @@ or a test double), and never blocks: sends run as tasks.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,10 +19,12 @@ from nimmt import protocol as P
 from nimmt.protocol import Message
 
 from ..decisions import COMMIT, DRAFT, ROW, TIE, Decision
+from ..history import HistoryError, load_history, replay_argv
 from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
+from .history import HistoryView
 from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
@@ -46,6 +49,7 @@ class StartPlan:
     had_session: bool = False  # a saved session was offered (resumed or not)
     bot_level: str = DEFAULT_BOT_LEVEL  # the level of the bots added ("a", the new-table form)
     spectator: bool = False  # connected as a spectator: tables are watched, never joined
+    history_db: str | None = None  # the history screen's database (None: the default)
 
 
 class Controller:
@@ -75,6 +79,7 @@ class Controller:
         self._fill_level: str | None = None
         self._creating: str | None = None  # the fill level of the table being created
         self.bot_level = self.plan.bot_level
+        self._pause_sent = False  # we asked the server to stop a solo game's clock
 
     # ------------------------------------------------------------------ sending
     def send(self, msg: Message) -> None:
@@ -123,12 +128,20 @@ class Controller:
                         "you were away too long): this is a new one.", "info")
 
     def on_message(self, msg: Message | LinkLost | LinkRestored) -> None:
+        self._on_message(msg)
+        self.sync_clock()  # a score sheet opened by the round's end pauses it too
+
+    def _on_message(self, msg: Message | LinkLost | LinkRestored) -> None:
         m = self.model
         # a spectator the server forgot (a restart) watches its table again: a
         # watcher has nothing to lose, so there is nothing to ask
         rewatch = (m.table.table_id if isinstance(msg, LinkRestored) and not msg.welcome.resumed
                    and m.watching and m.table is not None else None)
         m.apply(msg)
+        if isinstance(msg, LinkLost | P.Snapshot | P.GameOver | P.Left):
+            # the server runs a clock again when its player drops, and a game's end or
+            # leaving ends the pause (a resume would not even be a valid message then)
+            self._pause_sent = False
         if isinstance(msg, LinkLost):
             self.ui.status = None  # the title, the decision bar and the log say it, once
         elif isinstance(msg, LinkRestored):
@@ -267,6 +280,8 @@ class Controller:
         ui, d = self.ui, self.model.decision
         if ui.help_open:
             ui.help_scroll = max(0, ui.help_scroll + delta)  # the screen clamps it
+        elif ui.history is not None:
+            ui.history.move(delta)
         elif self.replay is not None:
             self.replay.round_step(delta)
             self._replayed()
@@ -290,6 +305,9 @@ class Controller:
         ui, m = self.ui, self.model
         if self.replay is not None:
             self.replay.toggle()
+            return
+        if ui.history is not None:
+            self.replay_chosen()
             return
         if ui.form is not None:
             self.create_table()
@@ -568,6 +586,20 @@ class Controller:
         self.model.said(text)
         self.send(P.Chat(text=text))
 
+    def sync_clock(self) -> None:
+        """In a timed game where you are the only human player, ask the server to stop
+        the clock while the help or the score sheet covers the table, and to run it
+        again once they are closed (docs/CLIENT.md, "The clock")."""
+        m = self.model
+        seats = m.table.seats if m.table is not None else ()
+        solo = m.seat is not None and all(
+            s is None or s.kind == "bot" for i, s in enumerate(seats) if i != m.seat)
+        want = (self.ui.help_open or self.ui.sheet_open) and solo and m.online \
+            and m.in_game and not m.untimed and self.replay is None
+        if want != self._pause_sent:
+            self._pause_sent = want
+            self.send(P.Pause() if want else P.Resume())
+
     def toggle_help(self) -> None:
         self.ui.help_open = not self.ui.help_open
         self.ui.help_scroll = 0
@@ -584,11 +616,53 @@ class Controller:
         """Esc: close the help or the score sheet; False when neither was open."""
         if self.ui.help_open:
             self.ui.help_open = False
+        elif self.ui.history is not None:
+            self.ui.history = None
         elif self.ui.sheet_open:
             self.ui.sheet_open = self.ui.sheet_auto = False
         else:
             return False
         return True
+
+    # ------------------------------------------------------------------ history
+    def open_history(self) -> None:
+        """H in the lobby: the finished games of the database, newest first."""
+        view = HistoryView(self.plan.history_db)
+        self.ui.history = view
+        task = asyncio.get_running_loop().create_task(self._load_history(view))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _load_history(self, view: HistoryView) -> None:
+        try:
+            view.games = await asyncio.to_thread(load_history, view.db)
+        except HistoryError as exc:
+            view.error = f"The games cannot be listed: {exc}"
+        self.invalidate()
+
+    def replay_chosen(self) -> None:
+        """Enter on the history screen: the chosen game in the replay player, in this
+        terminal; the lobby comes back when it is quit."""
+        view = self.ui.history
+        game = view.chosen if view is not None else None
+        if view is None or game is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._replay(game.id, view.db))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _replay(self, game_id: int, db: str | None) -> None:
+        from prompt_toolkit.application import run_in_terminal
+
+        argv = replay_argv(game_id, db)
+        done = await run_in_terminal(
+            lambda: subprocess.run(argv, stderr=subprocess.PIPE, check=False),
+            in_executor=True)
+        if done.returncode == 0:
+            self.status(f"Back from the replay of game {game_id}.", "info")
+        else:
+            why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            self.status(why[-1] if why else f"The replay of game {game_id} failed.", "error")
 
     def scroll_log(self, delta: int) -> None:
         self.ui.log_back = max(0, min(self.ui.log_back + delta, len(self.model.log) - 1))

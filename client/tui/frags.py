@@ -45,15 +45,18 @@ def slot(card: int, style: str = "", marked: bool = False, after: str = " ") -> 
 
 
 def clock_text(seconds: float | None, hot: bool = False, unknown: bool = False,
-               extra: bool = False) -> tuple[str, str]:
+               extra: bool = False, paused: bool = False) -> tuple[str, str]:
     """The countdown; ``hot`` (the server's deadline warning came) or 5 s left: in red;
     ``unknown``: the link is down, the server's clock cannot be read; ``extra``: the
-    time given is up and this is your time bank."""
+    time given is up and this is your time bank; ``paused``: the server stopped it
+    while you read (a solo game's help or score sheet)."""
     if unknown:
         return ("class:clock", " ⏱ ?:?? paused ")
     if seconds is None:
         return ("", "")
     s = int(seconds + 0.999)
+    if paused:
+        return ("class:clock", f" ⏱ {s // 60}:{s % 60:02d} paused ")
     style = "class:clock.hot" if hot or seconds <= 5 else "class:clock"
     return (style, f" ⏱ {'extra ' if extra else ''}{s // 60}:{s % 60:02d} ")
 

@@ -36,8 +36,11 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def act(*keys: str, filter: Filter | None = None) -> Callable[[Handler], Handler]:
         """Bind ``keys`` (when the chat line is closed, and ``filter``) to a handler."""
         def deco(fn: Handler) -> Handler:
+            def run(e: KeyPressEvent) -> None:
+                fn(e)
+                c.sync_clock()  # a key that opens or closes the help or the sheet
             for k in keys:
-                kb.add(k, filter=normal & filter if filter is not None else normal)(fn)
+                kb.add(k, filter=normal & filter if filter is not None else normal)(run)
             return fn
         return deco
 
@@ -74,6 +77,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     @act("n", filter=lobby & ~form)
     def _(e: KeyPressEvent) -> None:
         c.open_form()
+
+    @act("H", filter=lobby & ~form)
+    def _(e: KeyPressEvent) -> None:
+        c.open_history()
 
     @act("r", filter=lobby & ~form)
     def _(e: KeyPressEvent) -> None:

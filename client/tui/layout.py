@@ -41,6 +41,7 @@ from prompt_toolkit.widgets import Frame
 
 from . import render, sheets
 from .controller import Controller
+from .history import HistoryView
 from .render import MIN_COLUMNS, MIN_LINES, frags_height
 
 __all__ = ["Screen", "build_layout", "WIDE", "LOG_ASIDE"]
@@ -177,10 +178,30 @@ class Screen:
             filter=Condition(lambda: c.ui.sheet_open and not c.ui.help_open
                              and c.model.table is not None) & fits),
             bottom=2)  # over the log, above the status and key lines: the rows stay in view
-        self.root = FloatContainer(root, floats=[sheet_float, help_float])
+        history_float = Float(ConditionalContainer(
+            Frame(HSplit([
+                Window(text(lambda: self._history_lines()), wrap_lines=False,
+                       height=lambda: Dimension.exact(self._history_height())),
+                Window(text(lambda: [("class:dim", self._history_view().foot())]), height=1),
+            ], width=lambda: Dimension.exact(self.overlay_width() - 2)),
+                title=lambda: self._history_view().title),
+            filter=Condition(lambda: c.ui.history is not None and not c.ui.help_open) & fits),
+            top=1)
+        self.root = FloatContainer(root, floats=[sheet_float, history_float, help_float])
         self.layout = Layout(self.root, focused_element=self.log_window)
 
     # -- overlays -----------------------------------------------------------------
+    def _history_view(self) -> HistoryView:
+        return self.c.ui.history or HistoryView(None)  # (only drawn while open)
+
+    def _history_height(self) -> int:
+        games = self._history_view().games
+        return max(1, min(len(games) if games else 1, self.overlay_body_limit()))
+
+    def _history_lines(self) -> StyleAndTextTuples:
+        return list(self._history_view().lines(self.overlay_width() - 3,
+                                               self._history_height()))
+
     def overlay_width(self) -> int:
         """The help's and the score sheet's width, frame included."""
         return max(20, min(66, self.size().columns - 2))
@@ -227,7 +248,8 @@ class Screen:
         left = m.seconds_left(self.clock())
         if m.untimed or left is None:
             return "Help · your turn (untimed)"
-        return f"Help · your turn: {int(left + 0.999)} s left"
+        paused = ", clock paused" if m.paused_since is not None else ""
+        return f"Help · your turn: {int(left + 0.999)} s left{paused}"
 
     def _sheet_foot(self) -> StyleAndTextTuples:
         more = " (so does your next move)" if self.c.ui.sheet_auto else ""

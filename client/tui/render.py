@@ -102,7 +102,7 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
     m = c.model
     clock = clock_text(None if m.untimed or c.replay is not None else m.seconds_left(now),
                        hot=m.hurry, unknown=m.clock_unknown and not m.untimed,
-                       extra=m.extra_time and m.hurry)
+                       extra=m.extra_time and m.hurry, paused=m.paused_since is not None)
     d = m.decision
     if c.replay is not None:
         return [("class:prompt.other", _after(f"{c.replay.text()} · {_waiting_text(c)}",
@@ -352,7 +352,7 @@ def status_line(c: Controller, width: int = 200) -> Frags:
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
-_OPTIONAL_KEYS: Final = ("refresh", "leave", "bot level", "remove bot", "watch", "cancel",
+_OPTIONAL_KEYS: Final = ("refresh", "history", "leave", "bot level", "remove bot", "watch", "cancel",
                          "round", "start/end", "scores", "chat")
 
 
@@ -365,6 +365,8 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
             ("Home/End", "start/end"), ("t", "scores"), ("?", "help"), ("q", "quit"))
     elif ui.chat_open:
         pairs = (("Enter", "send"), ("Esc", "cancel"))
+    elif ui.history is not None:
+        pairs = (("↑/↓", "game"), ("Enter", "replay"), ("Esc", "close"), ("q", "quit"))
     elif ui.form is not None:
         pairs = (("↑/↓", "field"), ("←/→", "change"), ("Enter", "create"), ("Esc", "cancel"))
     elif m.table is None and c.plan.spectator:
@@ -372,7 +374,8 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
                  ("?", "help"), ("q", "quit"))
     elif m.table is None:
         pairs = (("↑/↓", "table"), ("Enter", "join"), ("w", "watch"), ("n", "new table"),
-                 ("r", "refresh"), ("c", "chat"), ("?", "help"), ("q", "quit"))
+                 ("r", "refresh"), ("H", "history"), ("c", "chat"), ("?", "help"),
+                 ("q", "quit"))
     else:
         d = m.decision
         pairs = []

@@ -52,6 +52,7 @@ HELP_KEYS: Final = (
     ("t", "the score sheet (bullheads per round)"),
     ("c  /", "chat"),
     ("PgUp/PgDn", "scroll the event log"),
+    ("H", "in the lobby: the finished games (--db); Enter replays one"),
     ("L", "leave the table"),
     ("q  Ctrl-C", "quit"),
     ("Lobby", "↑/↓ table · Enter join · w watch · n new table · r refresh"),

@@ -9,6 +9,7 @@ from nimmt.protocol import TableOptions
 
 from ..model_state import UNTIMED
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL
+from .history import HistoryView
 
 __all__ = ["Status", "FormField", "CreateForm", "UiState", "FORM_FIELDS", "POOL_COLUMNS"]
 
@@ -132,4 +133,5 @@ class UiState:
     armed: str | None = None  # "quit" or "leave": pressed once, press again to confirm
     armed_until: float = 0.0
     log_back: int = 0  # lines scrolled back from the end of the log
+    history: HistoryView | None = None  # the lobby's history screen (H), when open
     pool_columns: int = POOL_COLUMNS  # draft pool cards per line, as last laid out
