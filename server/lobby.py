@@ -308,7 +308,7 @@ class Lobby:
             session.client = client
             session.lost_at = None
             client.session = session
-            client.send(P.Welcome(protocol=P.PROTOCOL_VERSION, server=SERVER_SOFTWARE,
+            client.send(P.Welcome(protocol=msg.protocol, server=SERVER_SOFTWARE,
                                   name=session.name, token=session.token, resumed=True,
                                   limits=self.limits, re=msg.id))
             log.info("conn=%s session %s (%s) resumed", client.cid, session.sid, session.name)
@@ -350,7 +350,7 @@ class Lobby:
         self.sessions[session.token] = session
         session.client = client
         client.session = session
-        client.send(P.Welcome(protocol=P.PROTOCOL_VERSION, server=SERVER_SOFTWARE, name=name,
+        client.send(P.Welcome(protocol=msg.protocol, server=SERVER_SOFTWARE, name=name,
                               token=session.token, resumed=False, limits=self.limits,
                               re=msg.id))
         self._in_lobby.add(session)
