@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nimmt import protocol as wire
+from nimmt.client.sessions import SessionStore
 from nimmt.client.link import LinkLost, LinkRestored
 from nimmt.client.net import (
     DEFAULT_PORT,
@@ -251,6 +252,7 @@ async def play_bot(
     create: wire.TableOptions | None = None,
     add_bots: int = 0,
     games: int = 1,
+    key: str | None = None,
 ) -> BotResult:
     """Connect, take a seat, and play ``games`` games.
 
@@ -258,9 +260,10 @@ async def play_bot(
     ``decide(view)`` (see ``nimmt.bots.players.to_decision``) or a ``Player``.
     ``join``: a table id; ``create``: the options of a table to create (the bot
     is its host, fills ``add_bots`` seats with built-in bots and starts when the
-    table is full); neither: join a waiting table or create one.
+    table is full); neither: join a waiting table or create one. ``key``: the
+    name's secret key (``nimmt.client.sessions.SessionStore.key``).
     """
-    conn = await connect(host, port, name, "bot")
+    conn = await connect(host, port, name, "bot", key=key)
     bot = _Bot(conn, as_player(strategy), name=name, join=join, create=create,
                add_bots=add_bots, games=games)
     try:
@@ -309,6 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="fill N seats of a created table with the server's built-in bots")
     parser.add_argument("--games", type=int, default=1, help="games to play before leaving (default 1)")
     parser.add_argument("--seed", type=int, default=None, help="seed of a random strategy")
+    parser.add_argument("--claim", action="store_true",
+                        help="claim the bot's name with a key kept in the state folder "
+                        "(a name claimed before is always sent its key)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="nimmt-bot: %(message)s")
     try:
@@ -338,7 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 strategy = make_strategy(args.strategy, args.seed)
             except ValueError as exc:
                 parser.error(str(exc))
-            run = play_bot(host, port, strategy, name=args.name or args.strategy, **options)
+            name = args.name or args.strategy
+            key = SessionStore().key(host, port, name, create=args.claim)
+            run = play_bot(host, port, strategy, name=name, key=key, **options)
         result = asyncio.run(run)
     except (ClientError, ProgramError, wire.LocalProtocolError, ValueError) as exc:
         print(f"nimmt-bot: {exc}", file=sys.stderr)

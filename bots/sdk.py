@@ -34,6 +34,7 @@ from typing import Any
 
 from nimmt import protocol as wire
 from nimmt.client.net import parse_address
+from nimmt.client.sessions import SessionStore
 from nimmt.engine import (
     ChooseRow,
     ChooseTie,
@@ -92,25 +93,31 @@ def _table_options(create: bool | wire.TableOptions, seats: int,
 async def play_async(decide: Any, address: str = "localhost", *, name: str = "python bot",
                      table: str | None = None, create: bool | wire.TableOptions = False,
                      seats: int = 4, rounds: int | None = None, add_bots: int = 0,
-                     games: int = 1) -> BotResult:
+                     games: int = 1, claim: bool = False) -> BotResult:
     """:func:`play` for code that already runs an asyncio loop."""
     host, port = parse_address(address)
+    key = SessionStore().key(host, port, name, create=claim)
     return await play_bot(host, port, decide, name=name, join=table,
                           create=_table_options(create, seats, rounds), add_bots=add_bots,
-                          games=games)
+                          games=games, key=key)
 
 
 def play(decide: Any, address: str = "localhost", *, name: str = "python bot",
          table: str | None = None, create: bool | wire.TableOptions = False, seats: int = 4,
-         rounds: int | None = None, add_bots: int = 0, games: int = 1) -> BotResult:
+         rounds: int | None = None, add_bots: int = 0, games: int = 1,
+         claim: bool = False) -> BotResult:
     """Play ``games`` games on the server at ``address`` (``HOST[:PORT]``) with ``decide``.
 
     Where to sit: ``table="t3"`` joins that table; ``create=True`` creates a table
     of ``seats`` seats (ending after ``rounds`` rounds, or at 66 points), fills
     ``add_bots`` seats with the server's bots and starts it when full (pass a
     ``nimmt.protocol.TableOptions`` for every option); neither joins a waiting
-    table or creates one. Raises ``nimmt.client.ClientError`` (one line for a
-    person) if the server cannot be reached.
+    table or creates one. ``claim=True`` claims ``name`` on the server with a secret
+    key kept in the state folder (``nimmt.client.sessions``; a name claimed before
+    is always sent its key): only claimed names play rated tables. Raises
+    ``nimmt.client.ClientError`` (one line for a person) if the server cannot be
+    reached.
     """
     return asyncio.run(play_async(decide, address, name=name, table=table, create=create,
-                                  seats=seats, rounds=rounds, add_bots=add_bots, games=games))
+                                  seats=seats, rounds=rounds, add_bots=add_bots, games=games,
+                                  claim=claim))
