@@ -292,7 +292,9 @@ class Message(Struct):
     id: int | None = F(_ID, "client messages: request id, echoed as re", default=None)
 
     def __repr__(self) -> str:
-        parts = [f"{name}={getattr(self, name)!r}" for name, _ in self._ENCODERS]
+        # a name's secret key never reaches a log or a traceback through a repr
+        parts = [f"{name}={'<secret>' if name == 'key' and getattr(self, name) else getattr(self, name)!r}"
+                 for name, _ in self._ENCODERS]
         for name in ("seq", "re", "id"):
             v = getattr(self, name)
             if v is not None:

@@ -124,3 +124,8 @@ async def test_both_versions_play_at_one_table_each_hearing_its_own_version() ->
         await old.aclose()
         await new.aclose()
         nursery.cancel_scope.cancel()
+
+
+def test_a_hello_s_key_never_shows_in_its_repr() -> None:
+    hello = P.Hello(protocol=2, name="Ann", kind="bot", key="s3cr3t" * 5)
+    assert "s3cr3t" not in repr(hello) and "key=" in repr(hello)
