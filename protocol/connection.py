@@ -163,7 +163,7 @@ class Connection:
                 raise LocalProtocolError(ErrorCode.EXTRA_FIELD, "a server message has no id",
                                          "id")
             wire = msg.to_wire(self._next_seq)
-            if self.version < PROTOCOL_VERSION:
+            if self.version < PROTOCOL_VERSION and msg._NEWER:
                 downgrade(msg, wire, self.version)
             data = encode_body(wire, self.max_frame_size)
             self._next_seq += 1
@@ -174,7 +174,7 @@ class Connection:
             if msg.TYPE == "hello":
                 self.version = msg.protocol  # type: ignore[attr-defined]
             wire = msg.to_wire()
-            if self.version < PROTOCOL_VERSION:
+            if self.version < PROTOCOL_VERSION and msg._NEWER:
                 downgrade(msg, wire, self.version)
             data = encode_body(wire, self.max_frame_size)
         if new is not self._state:
