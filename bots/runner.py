@@ -34,6 +34,7 @@ from typing import Any
 
 from nimmt import protocol as wire
 from nimmt.client.net import DEFAULT_PORT, ClientError, connect, parse_address
+from nimmt.client.sessions import SessionStore
 
 from .bridge import ProgramError, ProgramPlayer
 from .players import as_player
@@ -59,6 +60,7 @@ async def play_bot(
     bot_level: str = "hard",
     table_wait: float = TABLE_WAIT,
     reconnect_for: float = RECONNECT_FOR,
+    key: str | None = None,
 ) -> BotResult:
     """Connect, take a seat, and play ``games`` games.
 
@@ -70,9 +72,10 @@ async def play_bot(
     with ``new_table``. ``table_wait``: seconds at a table that does not start
     before the bot fills it (as host) or leaves it for one of its own (0: wait for
     ever). ``reconnect_for``: seconds to keep trying a server that shut down or
-    cannot be reached (0: stop at once). See ``nimmt.bots.session.BotSession``.
+    cannot be reached (0: stop at once). ``key``: the name's secret key
+    (``nimmt.client.sessions.SessionStore.key``). See ``nimmt.bots.session.BotSession``.
     """
-    conn = await connect(host, port, name, "bot")
+    conn = await connect(host, port, name, "bot", key=key)
     bot = BotSession(conn, as_player(strategy), name=name, join=join, create=create,
                      add_bots=add_bots, games=games, new_table=new_table, bot_level=bot_level,
                      table_wait=table_wait, reconnect_for=reconnect_for)
@@ -149,6 +152,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="when the server shuts down or cannot be reached, keep trying to "
                              f"reconnect this long (default {RECONNECT_FOR:g}; 0: stop at once)")
     parser.add_argument("--seed", type=int, default=None, help="seed of a random strategy")
+    parser.add_argument("--claim", action="store_true",
+                        help="claim the bot's name with a key kept in the state folder "
+                        "(a name claimed before is always sent its key)")
     return parser
 
 
@@ -196,13 +202,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             words = shlex.split(args.command)
             name = args.name or (words[-1].rsplit("/", 1)[-1] if words else "program")[:32]
             program = ProgramPlayer(args.command)
-            run = _play_program(program, host, port, name=name, **options)
+            key = SessionStore().key(host, port, name, create=args.claim)
+            run = _play_program(program, host, port, name=name, key=key, **options)
         else:
             try:
                 strategy = make_strategy(args.strategy, args.seed)
             except ValueError as exc:
                 parser.error(str(exc))
-            run = play_bot(host, port, strategy, name=args.name or args.strategy, **options)
+            name = args.name or args.strategy
+            key = SessionStore().key(host, port, name, create=args.claim)
+            run = play_bot(host, port, strategy, name=name, key=key, **options)
         result = asyncio.run(run)
     except (ClientError, ProgramError, wire.LocalProtocolError, ValueError) as exc:
         print(f"nimmt-bot: {exc}", file=sys.stderr)

@@ -34,6 +34,7 @@ from typing import Any
 
 from nimmt import protocol as wire
 from nimmt.client.net import parse_address
+from nimmt.client.sessions import SessionStore
 from nimmt.engine import (
     ChooseRow,
     ChooseTie,
@@ -94,20 +95,22 @@ async def play_async(decide: Any, address: str = "localhost", *, name: str = "py
                      table: str | None = None, create: bool | wire.TableOptions = False,
                      seats: int = 4, rounds: int | None = None, add_bots: int = 0,
                      games: int = 1, bot_level: str = "hard", table_wait: float = TABLE_WAIT,
-                     reconnect_for: float = RECONNECT_FOR) -> BotResult:
+                     reconnect_for: float = RECONNECT_FOR, claim: bool = False) -> BotResult:
     """:func:`play` for code that already runs an asyncio loop."""
     host, port = parse_address(address)
     options = _table_options(create, seats, rounds)
+    key = SessionStore().key(host, port, name, create=claim)
     return await play_bot(host, port, decide, name=name, join=table, create=options,
                           add_bots=add_bots, games=games, bot_level=bot_level,
                           new_table=options or _table_options(True, seats, rounds),
-                          table_wait=table_wait, reconnect_for=reconnect_for)
+                          table_wait=table_wait, reconnect_for=reconnect_for, key=key)
 
 
 def play(decide: Any, address: str = "localhost", *, name: str = "python bot",
          table: str | None = None, create: bool | wire.TableOptions = False, seats: int = 4,
          rounds: int | None = None, add_bots: int = 0, games: int = 1, bot_level: str = "hard",
-         table_wait: float = TABLE_WAIT, reconnect_for: float = RECONNECT_FOR) -> BotResult:
+         table_wait: float = TABLE_WAIT, reconnect_for: float = RECONNECT_FOR,
+         claim: bool = False) -> BotResult:
     """Play ``games`` games on the server at ``address`` (``HOST[:PORT]``) with ``decide``.
 
     Where to sit: ``table="t3"`` joins that table; ``create=True`` creates a table
@@ -117,11 +120,14 @@ def play(decide: Any, address: str = "localhost", *, name: str = "python bot",
     table or creates one. Added bots play at ``bot_level``. A table that has not
     started after ``table_wait`` seconds is filled with bots and started (if ours)
     or left for one of our own; a server that shut down or cannot be reached is
-    tried again for ``reconnect_for`` seconds (0: stop at once). Raises
+    tried again for ``reconnect_for`` seconds (0: stop at once). ``claim=True``
+    claims ``name`` on the server with a secret key kept in the state folder
+    (``nimmt.client.sessions``; a name claimed before is always sent its key): only
+    claimed names play rated tables. Raises
     ``nimmt.client.ClientError`` (one line for a person) if the server cannot be
     reached at the start.
     """
     return asyncio.run(play_async(decide, address, name=name, table=table, create=create,
                                   seats=seats, rounds=rounds, add_bots=add_bots, games=games,
                                   bot_level=bot_level, table_wait=table_wait,
-                                  reconnect_for=reconnect_for))
+                                  reconnect_for=reconnect_for, claim=claim))

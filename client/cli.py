@@ -108,6 +108,10 @@ def _parser() -> argparse.ArgumentParser:
                    "else $XDG_STATE_HOME/nimmt, else ~/.local/state/nimmt)")
     p.add_argument("--new-session", action="store_true",
                    help="do not return to your saved session: start a new one")
+    p.add_argument("--claim", action="store_true",
+                   help="claim your name on this server with a secret key kept in the state "
+                   "folder: nobody else may then use it, and you may play rated tables "
+                   "(a name claimed before is always sent its key)")
     p.add_argument("--log", metavar="FILE", help="write a debug log to FILE")
     p.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
     return p
@@ -185,7 +189,9 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
                 store.load(args.host, args.port, args.name)
             conn = await _say_if_slow(
                 connect(args.host, args.port, args.name, kind, token=saved,
-                        handshake_timeout=HANDSHAKE_TIMEOUT),
+                        handshake_timeout=HANDSHAKE_TIMEOUT,
+                        key=None if args.spectator else
+                        store.key(args.host, args.port, args.name, create=args.claim)),
                 f"nimmt-client: connecting to {format_address(args.host, args.port)}…")
             resumed = conn.welcome is not None and conn.welcome.resumed
             keeper = TableKeeper(store.directory, args.host, args.port, args.name)

@@ -185,8 +185,10 @@ class ClientConnection:
 
     def __init__(self, host: str, port: int, name: str, kind: str = "human", *,
                  token: str | None = None, software: str | None = SOFTWARE,
-                 connect_timeout: float = 5.0, handshake_timeout: float = 10.0) -> None:
+                 connect_timeout: float = 5.0, handshake_timeout: float = 10.0,
+                 key: str | None = None) -> None:
         self.host = host
+        self.key = key  # the name's secret key (claims it; required once claimed)
         self.port = port
         self.name = name
         self.kind = kind
@@ -245,7 +247,7 @@ class ClientConnection:
         conn = self._conn
         assert conn is not None
         hello = P.Hello(protocol=P.PROTOCOL_VERSION, name=self.name, kind=self.kind,
-                        token=self.token, software=self.software)
+                        token=self.token, software=self.software, key=self.key)
         await self._write(hello)
         errors: list[Error] = []
         try:
@@ -489,14 +491,16 @@ async def connect(host: str, port: int = DEFAULT_PORT, name: str = "player",
                   kind: str = "human", token: str | None = None, *,
                   software: str | None = SOFTWARE,
                   connect_timeout: float = 5.0,
-                  handshake_timeout: float = 10.0) -> ClientConnection:
+                  handshake_timeout: float = 10.0,
+                  key: str | None = None) -> ClientConnection:
     """Open a connection and do the handshake; ``conn.welcome`` holds the welcome.
 
     With ``token`` (from an earlier ``welcome``), the session is resumed if the
-    server still has it (``conn.welcome.resumed``).
+    server still has it (``conn.welcome.resumed``). With ``key`` (``SessionStore.key``)
+    the name is claimed, or proved to be ours (``conn.welcome.claimed``).
     """
     conn = ClientConnection(host, port, name, kind, token=token, software=software,
                             connect_timeout=connect_timeout,
-                            handshake_timeout=handshake_timeout)
+                            handshake_timeout=handshake_timeout, key=key)
     await conn.open()
     return conn

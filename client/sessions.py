@@ -6,6 +6,10 @@ The directory is ``$NIMMT_STATE_DIR`` if set, else ``$XDG_STATE_HOME/nimmt``, el
 (a token lets anyone who holds it play your seat). A file holds one JSON object:
 ``{"server": "host:port", "name": ..., "token": ...}``.
 
+Beside them, the keys of claimed names (protocol 2, docs/PROTOCOL.md "Claimed
+names and ratings"): one file per server and name holding the secret key that
+claimed it (``key(..., create=True)`` makes one; whoever holds it is that name).
+
 >>> import tempfile
 >>> store = SessionStore(tempfile.mkdtemp())
 >>> store.save("gamebox", 6066, "Ann", "tok_0123456789abcdef")
@@ -20,9 +24,11 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+import secrets
 from pathlib import Path
 
 __all__ = ["SessionStore", "state_dir", "STATE_DIR_ENV"]
@@ -88,6 +94,39 @@ class SessionStore:
             os.replace(tmp, target)
         except OSError as exc:
             self.last_error = f"cannot save the session in {self.directory}: {exc}"
+
+    def key_path(self, host: str, port: int, name: str) -> Path:
+        digest = hashlib.sha256(name.casefold().encode()).hexdigest()[:16]
+        return self.directory / _file_name(host, port).replace("session-", "key-", 1).replace(
+            ".json", f"-{digest}.key")
+
+    def key(self, host: str, port: int, name: str, *, create: bool = False) -> str | None:
+        """The secret key of ``name`` on this server: the saved one; else, with
+        ``create``, a new one (saved, mode 0600); else None."""
+        path = self.key_path(host, port, name)
+        try:
+            saved = path.read_text("utf-8").strip()
+            if re.fullmatch(r"[A-Za-z0-9_-]{22,128}", saved):
+                return saved
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self.last_error = f"cannot read the key of {name!r}: {exc}"
+            return None
+        if not create:
+            return None
+        key = secrets.token_urlsafe(32)
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(key + "\n")
+        except FileExistsError:  # made meanwhile by another process: that one counts
+            return self.key(host, port, name)
+        except OSError as exc:
+            self.last_error = f"cannot save the key of {name!r} in {self.directory}: {exc}"
+            return None
+        return key
 
     def forget(self, host: str, port: int) -> None:
         """Remove the saved token (the session is over)."""

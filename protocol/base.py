@@ -29,6 +29,8 @@ __all__ = [
     "decode_table",
     "decode_with",
     "MAX_SAFE_INT",
+    "downgrade",
+    "newer_field",
 ]
 
 #: Ids, sequence numbers and nonces stay below 2**53 so that every language's
@@ -43,9 +45,15 @@ REGISTRY: Final[dict[str, type[Message]]] = {}
 _S = TypeVar("_S", bound="Struct")
 
 
-def F(kind: Kind, doc: str, *, default: Any = _MISSING) -> Any:
-    """Declare a field: its kind, its meaning, and a default (= the field may be omitted)."""
-    meta = {"kind": kind, "doc": doc}
+def F(kind: Kind, doc: str, *, default: Any = _MISSING, since: int = 1) -> Any:
+    """Declare a field: its kind, its meaning, and a default (= the field may be omitted).
+
+    ``since``: the first protocol version with the field; a connection of an older
+    version never sends nor accepts it (see :func:`downgrade`), so it needs a default.
+    """
+    if since > 1 and default is _MISSING:
+        raise TypeError("a field added in a later version needs a default")
+    meta = {"kind": kind, "doc": doc, "since": since}
     if default is _MISSING:
         return dataclasses.field(metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -66,6 +74,9 @@ class Struct:
     _FIELDS: ClassVar[frozenset[str]] = frozenset()
     _REQUIRED: ClassVar[frozenset[str]] = frozenset()
     _CROSS: ClassVar[bool] = False
+    #: (field, since, nested downgrader or None, default): fields newer than version 1,
+    #: and nested maps holding such fields (see :func:`downgrade`)
+    _NEWER: ClassVar[tuple[tuple[str, int, Callable[[Any, int], Any] | None, Any], ...]] = ()
     _from_wire: ClassVar[Callable[[dict[Any, Any]], Any]]
 
     def _cross(self) -> None:
@@ -123,10 +134,97 @@ def _missing(keys: Any, required: frozenset[str]) -> LocalProtocolError:
     return LocalProtocolError(ErrorCode.MISSING_FIELD, f"field {name!r} is required", name)
 
 
+def _nested_downgrader(kind: Kind) -> Callable[[Any, int], Any] | None:
+    """How to remove newer fields from a wire value of ``kind`` (None: nothing to do)."""
+    shape = kind.shape
+    if not shape:
+        return None
+    if shape[0] == "Nested":
+        cls = shape[1]
+        if not cls._NEWER:
+            return None
+        return lambda w, version: _strip(cls, w, version)
+    if shape[0] in ("Optional", "ListOf"):
+        inner = _nested_downgrader(shape[1])
+        if inner is None:
+            return None
+        if shape[0] == "Optional":
+            return lambda w, version: None if w is None else inner(w, version)
+
+        def each(w: Any, version: int) -> None:
+            for x in w:
+                inner(x, version)
+        return each
+    return None
+
+
+def _strip(cls: type[Struct], wire: dict[str, Any], version: int) -> None:
+    for name, since, nested, _ in cls._NEWER:
+        if since > version:
+            wire.pop(name, None)
+        elif nested is not None and name in wire:
+            nested(wire[name], version)
+
+
+def downgrade(msg: Message, wire: dict[str, Any], version: int) -> dict[str, Any]:
+    """``wire`` (``msg.to_wire()``, changed in place) without the fields, nested ones
+    included, that protocol ``version`` does not have."""
+    if msg._NEWER:
+        _strip(type(msg), wire, version)
+    return wire
+
+
+def _find_newer(cls: type[Struct], data: dict[Any, Any], version: int) -> str | None:
+    for name, since, nested, default in cls._NEWER:
+        if name not in data:
+            continue
+        if since > version:
+            if data[name] == default:  # e.g. a nil some encoders write: means nothing
+                continue
+            return name
+        if nested is None:
+            continue
+        for sub, path in _nested_maps(cls, name, data[name]):
+            found = _find_newer(sub, path[1], version)
+            if found is not None:
+                return f"{name}{path[0]}.{found}"
+    return None
+
+
+def _nested_maps(cls: type[Struct], name: str, value: Any) -> list[tuple[type[Struct],
+                                                                       tuple[str, Any]]]:
+    kind: Kind = next(f.metadata["kind"] for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                      if f.name == name)
+    out: list[tuple[type[Struct], tuple[str, Any]]] = []
+
+    def walk(k: Kind, v: Any, path: str) -> None:
+        tag = k.shape[0] if k.shape else None
+        if tag == "Nested" and type(v) is dict:
+            out.append((k.shape[1], (path, v)))
+        elif tag == "Optional" and v is not None:
+            walk(k.shape[1], v, path)
+        elif tag == "ListOf" and type(v) in (list, tuple):
+            for i, x in enumerate(v):
+                walk(k.shape[1], x, f"{path}[{i}]")
+
+    walk(kind, value, "")
+    return out
+
+
+def newer_field(msg_type: type[Message], data: dict[Any, Any], version: int) -> str | None:
+    """The path of a field in the received map ``data`` that protocol ``version`` does
+    not have (e.g. ``"options.rated"``), or None. Such a field holding its default
+    (a nil) is tolerated: it says nothing the version cannot hear."""
+    if not msg_type._NEWER:
+        return None
+    return _find_newer(msg_type, data, version)
+
+
 def _finalize(cls: type[Struct], envelope: tuple[str, ...] = (), tag: str | None = None) -> None:
     specs: list[tuple[str, Callable[[Any], Any]]] = []
     encoders: list[tuple[str, Callable[[Any], Any] | None]] = []
     gen: list[tuple[str, Kind, Any]] = []
+    newer: list[tuple[str, int, Callable[[Any, int], Any] | None, Any]] = []
     names: set[str] = set()
     required: set[str] = set()
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
@@ -137,6 +235,10 @@ def _finalize(cls: type[Struct], envelope: tuple[str, ...] = (), tag: str | None
         gen.append((f.name, kind, f.default))
         if f.name in envelope:
             continue
+        since = f.metadata.get("since", 1)
+        nested = _nested_downgrader(kind)
+        if since > 1 or nested is not None:
+            newer.append((f.name, since, nested, f.default))
         encoders.append((f.name, kind.encode))
         names.add(f.name)
         if f.default is _MISSING and f.default_factory is _MISSING:
@@ -146,6 +248,7 @@ def _finalize(cls: type[Struct], envelope: tuple[str, ...] = (), tag: str | None
     cls._FIELDS = frozenset(names)
     cls._REQUIRED = frozenset(required)
     cls._CROSS = "_cross" in cls.__dict__
+    cls._NEWER = tuple(newer)
     post_init, from_wire, to_wire = generate(cls, gen, envelope, tag, _MISSING)
     cls.__post_init__ = post_init  # type: ignore[method-assign]
     cls._from_wire = staticmethod(from_wire)
@@ -189,7 +292,9 @@ class Message(Struct):
     id: int | None = F(_ID, "client messages: request id, echoed as re", default=None)
 
     def __repr__(self) -> str:
-        parts = [f"{name}={getattr(self, name)!r}" for name, _ in self._ENCODERS]
+        # a name's secret key never reaches a log or a traceback through a repr
+        parts = [f"{name}={'<secret>' if name == 'key' and getattr(self, name) else getattr(self, name)!r}"
+                 for name, _ in self._ENCODERS]
         for name in ("seq", "re", "id"):
             v = getattr(self, name)
             if v is not None:

@@ -70,6 +70,8 @@ def _rows(cls: type[Struct], envelope: bool) -> list[str]:
         if f.default is not dataclasses.MISSING:
             opt = f" (optional, default {_fmt_default(f.default)})"
         doc = f.metadata["doc"].replace("|", "\\|")
+        if f.metadata.get("since", 1) > 1:
+            doc = f"**version {f.metadata['since']}:** {doc}"
         out.append(f"| `{f.name}` | {kind.text.replace('|', 'or')} | {doc}{opt} |")
     return out
 
@@ -197,9 +199,10 @@ def session_script() -> list[tuple[str, Any, str]]:
                        status="waiting", spectators=0, commitment=COMMITMENT)
     table2 = dataclasses.replace(table1, seats=seats2)
     return [
-        ("client", {"type": "hello", "protocol": 1, "name": "Ann", "kind": "bot"},
-         "within hello_timeout of connecting; no token: a new session"),
-        ("server", Welcome(protocol=1, server=SERVER, name="Ann", token=TOKEN,
+        ("client", {"type": "hello", "protocol": 2, "name": "Ann", "kind": "bot"},
+         "within hello_timeout of connecting; no token: a new session; version 2 "
+         "(a version 1 client gets the same messages without the fields of version 2)"),
+        ("server", Welcome(protocol=2, server=SERVER, name="Ann", token=TOKEN,
                            resumed=False, limits=LIMITS), "state: lobby"),
         ("client", {"type": "create_table", "id": 1, "options": {"seats": 2, "step_delay": 0}},
          "omitted options take their defaults; id 1 is echoed as re"),

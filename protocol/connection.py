@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from .base import Message
+from .base import Message, downgrade, newer_field
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from .framing import CONNECTION_CLOSED, FrameDecoder, Sentinel, encode_body
 from .states import BY_STATE, ConnState, Role
-from .structs import DEFAULT_MAX_FRAME_SIZE
+from .structs import DEFAULT_MAX_FRAME_SIZE, PROTOCOL_VERSION
 
 __all__ = ["Connection", "CLIENT", "SERVER"]
 
@@ -35,9 +35,13 @@ class Connection:
     you like, then close; later calls raise again); otherwise the offending
     frame was dropped, the state did not change and the connection may go on
     (a server answers with ``Error.from_exception(exc)``).
+
+    :attr:`version` is the protocol version of the connection: the ``hello``'s
+    (sent or received). Messages sent leave out the fields a version does not
+    have; received ones that carry such a field are refused (``extra_field``).
     """
 
-    __slots__ = ("our_role", "their_role", "max_frame_size", "_state", "_decoder",
+    __slots__ = ("our_role", "their_role", "max_frame_size", "version", "_state", "_decoder",
                  "_next_seq", "_last_seq", "_recv", "_send", "_error")
 
     def __init__(self, our_role: Role, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
@@ -50,6 +54,7 @@ class Connection:
         self._next_seq = 1  # next seq we send (server)
         self._last_seq = 0  # last seq we received (client)
         self._error: RemoteProtocolError | None = None
+        self.version = PROTOCOL_VERSION
         self._set_state(ConnState.HANDSHAKE)
 
     def __repr__(self) -> str:
@@ -104,6 +109,8 @@ class Connection:
             if self._state is _CLOSED:
                 continue
             msg = dec.decode_body(body)
+            if msg.TYPE == "hello":
+                self.version = msg.protocol  # type: ignore[attr-defined]
             if self.our_role is CLIENT:
                 seq = msg.seq
                 if seq != self._last_seq + 1:
@@ -113,6 +120,8 @@ class Connection:
                     )
                     raise self._error
                 self._last_seq = seq
+            if self.version < PROTOCOL_VERSION and msg._NEWER:
+                self._refuse_newer(msg, body)
             new = self._recv.get(msg.TYPE)
             if new is None:
                 raise RemoteProtocolError(
@@ -123,6 +132,15 @@ class Connection:
             if new is not self._state:
                 self._set_state(new)
             return msg
+
+    def _refuse_newer(self, msg: Message, body: bytes) -> None:
+        field = newer_field(type(msg), self._decoder._body.unpack(body), self.version)
+        if field is not None:
+            raise RemoteProtocolError(
+                ErrorCode.EXTRA_FIELD,
+                f"unknown field {field!r} (protocol {self.version} has no such field)",
+                field, request=msg.TYPE, re=msg.id,
+            )
 
     # -- sending -----------------------------------------------------------------
     def send(self, msg: Message) -> bytes:
@@ -144,13 +162,21 @@ class Connection:
             if msg.id is not None:
                 raise LocalProtocolError(ErrorCode.EXTRA_FIELD, "a server message has no id",
                                          "id")
-            data = encode_body(msg.to_wire(self._next_seq), self.max_frame_size)
+            wire = msg.to_wire(self._next_seq)
+            if self.version < PROTOCOL_VERSION and msg._NEWER:
+                downgrade(msg, wire, self.version)
+            data = encode_body(wire, self.max_frame_size)
             self._next_seq += 1
         else:
             if msg.seq is not None or msg.re is not None:
                 raise LocalProtocolError(ErrorCode.EXTRA_FIELD,
                                          "a client message has no seq or re", "seq")
-            data = encode_body(msg.to_wire(), self.max_frame_size)
+            if msg.TYPE == "hello":
+                self.version = msg.protocol  # type: ignore[attr-defined]
+            wire = msg.to_wire()
+            if self.version < PROTOCOL_VERSION and msg._NEWER:
+                downgrade(msg, wire, self.version)
+            data = encode_body(wire, self.max_frame_size)
         if new is not self._state:
             self._set_state(new)
         return data

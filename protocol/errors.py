@@ -49,6 +49,7 @@ class ErrorCode:
     BAD_SEQUENCE: Final = "bad_sequence"
     # --- application level: raised by the server ------------------------------
     BAD_TOKEN: Final = "bad_token"
+    NAME_CLAIMED: Final = "name_claimed"
     TIMEOUT: Final = "timeout"
     RATE_LIMITED: Final = "rate_limited"
     SERVER_FULL: Final = "server_full"
@@ -88,6 +89,7 @@ PROTOCOL_ERROR_CODES: Final[frozenset[str]] = frozenset(
 APPLICATION_ERROR_CODES: Final[frozenset[str]] = frozenset(
     {
         ErrorCode.BAD_TOKEN,
+        ErrorCode.NAME_CLAIMED,
         ErrorCode.TIMEOUT,
         ErrorCode.RATE_LIMITED,
         ErrorCode.SERVER_FULL,

@@ -91,7 +91,7 @@ class RoundStarted(Message):
     round: int = F(ROUND, "round number, from 1")
     commitment: str | None = F(Optional(HASH_HEX), "round 1 of a game dealt verifiably: "
                                "SHA-256 of its seed (see Verifiable deals); nil otherwise",
-                               default=None)
+                               default=None, since=2)
 
 
 @message("draft_opened", S)
@@ -222,10 +222,10 @@ class GameOver(Message):
                                 "equal totals share a place")
     winners: tuple[int, ...] = F(IntList(0, 9, 1, 10, unique=True), "the seats in place 1")
     seed: str | None = F(Optional(HASH_HEX), "a game dealt verifiably: its seed, revealed "
-                         "(see Verifiable deals); nil otherwise", default=None)
+                         "(see Verifiable deals); nil otherwise", default=None, since=2)
     contributions: tuple[str, ...] | None = F(
         Optional(ListOf(CONTRIBUTION, 2, 10)), "with seed: each seat's contribution mixed "
-        "into the deals, per seat (\"\" for none)", default=None)
+        "into the deals, per seat (\"\" for none)", default=None, since=2)
 
     def _cross(self) -> None:
         if len(self.places) != len(self.totals):

@@ -10,6 +10,7 @@ from .fields import Bool, Ident, Int, IntList, ListOf, Nested, OneOf, Optional, 
 from .states import Role
 from .structs import (
     CHAT_TEXT,
+    CLAIM_KEY,
     CODE,
     ENTROPY,
     MAX_TABLES_LISTED,
@@ -69,13 +70,17 @@ FIELD_PATH: Final = Text(1, 100)
 class Hello(Message):
     """First message of a client, within ``hello_timeout`` of connecting."""
 
-    protocol: int = F(VERSION, "protocol version the client speaks (this document: 1)")
+    protocol: int = F(VERSION, "protocol version the client speaks (this document: 2; "
+                      "a version 1 client still plays casual tables)")
     name: str = F(NAME, "player or spectator name")
     kind: str = F(OneOf("human", "bot", "spectator"), "what the client is")
     token: str | None = F(Optional(TOKEN), "session token of an earlier connection, to resume",
                           default=None)
     software: str | None = F(Optional(SOFTWARE), "client program and version, informative",
                              default=None)
+    key: str | None = F(Optional(CLAIM_KEY), "your name's secret key: claims the name if "
+                        "unclaimed, and is required if it is claimed (see Claimed names)",
+                        default=None, since=2)
 
     @staticmethod
     def _precheck(obj: dict[Any, Any]) -> None:
@@ -101,6 +106,8 @@ class Welcome(Message):
     token: str = F(TOKEN, "session token: keep it secret, send it in hello to resume")
     resumed: bool = F(Bool, "true if the hello's token resumed an earlier session")
     limits: Limits = F(Nested(Limits, "map Limits"), "the server's limits and timers")
+    claimed: bool = F(Bool, "true if your name is claimed with the key you sent (your games "
+                      "at rated tables are rated)", default=False, since=2)
 
 
 # --- always ---------------------------------------------------------------------
@@ -231,7 +238,8 @@ class Join(Message):
     table_id: str = F(TABLE_ID, "the table")
     seat: int | None = F(Optional(SEAT), "the seat wanted, nil for any free seat", default=None)
     entropy: str | None = F(Optional(ENTROPY), "your contribution to the deals of the table's "
-                            "next game, nil for none (see Verifiable deals)", default=None)
+                            "next game, nil for none (see Verifiable deals)", default=None,
+                            since=2)
 
 
 @message("watch", C)

@@ -23,6 +23,7 @@ from .fields import (
 __all__ = [
     "PROTOCOL_VERSION",
     "SUPPORTED_VERSIONS",
+    "CLAIM_KEY",
     "DEFAULT_MAX_FRAME_SIZE",
     "MAX_TABLES_LISTED",
     "Place",
@@ -34,9 +35,9 @@ __all__ = [
 ]
 
 #: The protocol version this package speaks (``hello.protocol``).
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
 #: Versions this package can decode; a ``hello`` for another one is refused.
-SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1,)
+SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1, 2)
 #: Default frame limit (body bytes, excluding the 4-byte length prefix).
 DEFAULT_MAX_FRAME_SIZE: Final = 64 * 1024
 #: ``table_list`` holds at most this many tables.
@@ -61,6 +62,8 @@ MESSAGE_TEXT: Final = Text(0, 500)
 CHAT_TEXT: Final = Text(1, 500)
 TABLE_ID: Final = Ident(r"[A-Za-z0-9_-]+", 32, "1..32 chars of A-Z a-z 0-9 _ -")
 TOKEN: Final = Ident(r"[A-Za-z0-9_-]{16,128}", 128, "16..128 chars of A-Z a-z 0-9 _ -")
+#: a claimed name's secret key: at least 22 URL-safe characters (>= 128 random bits)
+CLAIM_KEY: Final = Ident(r"[A-Za-z0-9_-]{22,128}", 128, "22..128 chars of A-Z a-z 0-9 _ -")
 CODE: Final = Ident(r"[a-z][a-z0-9_]*", 40, "1..40 chars of a-z 0-9 _, a letter first")
 STRATEGY: Final = Ident(r"[a-z][a-z0-9_-]*", 32, "1..32 chars of a-z 0-9 _ -, a letter first")
 SOFTWARE: Final = Text(1, 64)
@@ -123,6 +126,9 @@ class TableOptions(Struct):
     time_bank: float = F(Float(0.0, 3600.0), "seconds of extra time each seat may draw on "
                          "in a game once a decision's time is up, before the autopilot "
                          "decides (0: none)", default=0.0)
+    rated: bool = F(Bool, "a rated table: finished games update the ratings of claimed "
+                    "players (see Ratings); only players with claimed names may sit",
+                    default=False, since=2)
 
     def _cross(self) -> None:
         if self.point_limit is None and self.rounds is None:
@@ -141,6 +147,8 @@ class SeatInfo(Struct):
     penalties: int = F(PENALTY, "penalties taken in the current round")
     strategy: str | None = F(Optional(STRATEGY), "built-in bot strategy, nil for a client",
                              default=None)
+    claimed: bool = F(Bool, "the player's name is claimed with a key (see Claimed names)",
+                      default=False, since=2)
 
 
 @struct
@@ -159,7 +167,7 @@ class TableInfo(Struct):
     spectators: int = F(Int(0, 10_000), "number of spectators")
     commitment: str | None = F(Optional(HASH_HEX), "SHA-256 of the seed the next game (while "
                                "playing: this game) is dealt from, nil if it is not dealt "
-                               "verifiably (see Verifiable deals)", default=None)
+                               "verifiably (see Verifiable deals)", default=None, since=2)
 
     def _cross(self) -> None:
         if len(self.seats) != self.options.seats:

@@ -58,6 +58,7 @@ class UnusableStrategy(ConfigError):
 _WIRE_NAMES = (
     "seats", "tactic_deck", "draft", "professional", "countdown", "turn_time", "choice_time",
     "draft_time", "step_delay", "autoplay_when_away", "grace_time", "fallback", "time_bank",
+    "rated",
 )
 
 
@@ -94,6 +95,8 @@ class TableSettings:
     # each seat's reserve for a game (Board Game Arena's "extra time"): a decision not
     # made by its deadline draws on it before the autopilot decides (match_bank)
     time_bank: float = 0.0
+    # finished games update the ratings of its claimed players (server/ratings.py)
+    rated: bool = False
     warn_before: float = 5.0  # players who have not decided are warned this long before
     abandon_after: float = 600.0  # nobody connected this long: the table is closed
     keep_finished: float = 300.0  # a finished table nobody is at is closed after this

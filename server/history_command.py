@@ -5,6 +5,7 @@
     nimmt-replay --db PATH 7                   # replay game 7 step by step
     nimmt-replay --db PATH 7 --export 7.json   # write its record (docs/RECORD.md)
     nimmt-replay --db PATH --players           # games, wins, bullheads a round, per name
+    nimmt-replay --db PATH --ladder [--json]   # the leaderboard of rated games
 
 ``--db`` without a path reads the server's default database. The file is
 opened read-only: it may be read while the server runs. Exit status: 0 ok, 1
@@ -28,6 +29,7 @@ from typing import TextIO
 from nimmt.engine import RecordError, Replay, RecordStart
 from nimmt.engine.records import Narrator, event_to_json, step_lines
 
+from .ladder_command import ladder_json, ladder_lines, leaderboard
 from .storage import GameSummary, NoSuchGame, PlayerStats, StorageError, Store, default_path
 
 __all__ = ["main", "wants_history", "list_lines", "list_json", "player_lines", "open_store"]
@@ -54,11 +56,14 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--list", action="store_true", help="list the finished games")
     what.add_argument("--players", action="store_true",
                       help="per player: games, wins, mean bullheads per round")
+    what.add_argument("--ladder", action="store_true",
+                      help="the leaderboard of rated games: rank, name, rating, games, trend")
     p.add_argument("--export", metavar="FILE",
                    help="with GAME_ID: write its record (docs/RECORD.md) to FILE (- : stdout)")
     p.add_argument("--json", action="store_true",
                    help="with GAME_ID: print the events as JSON lines instead of text; "
-                   "with --list: one JSON object a game (what nimmt-client's history shows)")
+                   "with --list: one JSON object a game (what nimmt-client's history shows); "
+                   "with --ladder: the leaderboard as JSON")
     return p
 
 
@@ -172,13 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # argparse has printed the usage or the help
         return e.code if isinstance(e.code, int) else 2
     out, err = sys.stdout, sys.stderr
-    if not (args.list or args.players or args.game is not None):
+    if not (args.list or args.players or args.ladder or args.game is not None):
         parser.print_usage(err)
-        err.write(f"{PROG}: give --list, --players or a GAME_ID\n")
+        err.write(f"{PROG}: give --list, --players, --ladder or a GAME_ID\n")
         return 2
-    if (args.export or (args.json and not args.list)) and args.game is None:
+    if (args.export or (args.json and not (args.list or args.ladder))) and args.game is None:
         err.write(f"{PROG}: --export and --json need a GAME_ID (see --list); "
-                  "--json also goes with --list\n")
+                  "--json also goes with --list and --ladder\n")
         return 2
     store = open_store(args.db, err)
     if store is None:
@@ -190,6 +195,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             out.write("\n".join(list_lines(store.games())) + "\n")
         elif args.players:
             out.write("\n".join(player_lines(store.player_stats())) + "\n")
+        elif args.ladder:
+            board = leaderboard(store)
+            out.write((ladder_json(board) if args.json else "\n".join(ladder_lines(board)))
+                      + "\n")
         if args.game is not None:
             if args.export:
                 _export(store, args.game, args.export, out)

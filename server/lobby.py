@@ -20,7 +20,9 @@ import trio
 from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
+from .claims import name_key
 from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
+from .ladder import LadderDesk
 from .limits import AddressMeters, TokenBucket, resuming_text
 from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
@@ -36,6 +38,9 @@ SERVER_SOFTWARE = "nimmt-server 0.1.0"
 
 #: The lobby hears of each table at most this often (seconds).
 LOBBY_FEED_INTERVAL = 1.0
+UNCLAIMED_AT_RATED = ("this table is rated: only players who claimed their name may sit "
+                      "(connect with protocol 2 and a key: hello.key); watch it, or play "
+                      "at a table that is not rated")
 
 
 class Lobby:
@@ -65,6 +70,8 @@ class Lobby:
         self.dealer: Any = None
         #: the database (None: nothing is kept); set by the server before it serves
         self.store: AsyncStore | None = None
+        #: claimed names and ratings (server/ladder.py), kept in ``store`` if any
+        self.ladder = LadderDesk()
         #: sessions of restored seats, by their token's hash, until their client says hello
         self._restored: dict[str, Session] = {}
         #: the worker processes searching bots think in (None: in the table's task)
@@ -117,6 +124,7 @@ class Lobby:
         store = self.store
         if store is None:
             return []
+        await self.ladder.load(store)
         now = trio.current_time()
         restored = []
         for stored in await store.open_tables():
@@ -135,6 +143,7 @@ class Lobby:
             sessions = {}
             for p in people:
                 session = Session(p.member, "", p.name, p.kind)
+                session.claimed = self.ladder.claims.is_claimed(p.name)
                 session.seat, session.lost_at = p.seat, now
                 session.restored_hash = p.token_hash
                 sessions[p.member] = session
@@ -154,6 +163,22 @@ class Lobby:
                      players, "" if players == 1 else "s",
                      f", {watchers} spectator{'' if watchers == 1 else 's'}" if watchers else "")
         return restored
+
+    async def rate_game(self, table: Table, done: Any, game_id: int | None) -> None:
+        """A game of the rated ``table`` ended (``done``: its ``Finished``): rate it
+        (and save the ratings before its players hear the game is over)."""
+        record = done.record
+        result = record.result
+        if result is None or result.places is None:  # pragma: no cover - a finished game has them
+            return
+        n = record.options.players
+        seats = table.seats
+        strategies = [s.strategy if s is not None else None for s in seats[:n]]
+        changes = await self.ladder.game_finished(
+            [record.name(i) for i in range(n)], result.places, done.kinds, strategies, game_id)
+        for c in changes:
+            log.info("table=%s rated: %s now %.2f (%d games)", table.id, c.name,
+                     c.mu - 3 * c.sigma, c.games)
 
     def storage_health(self, error: StorageWriteError | None) -> None:
         """The database stopped (``error``) or started again (None) taking writes: every
@@ -310,9 +335,9 @@ class Lobby:
             session.client = client
             session.lost_at = None
             client.session = session
-            client.send(P.Welcome(protocol=P.PROTOCOL_VERSION, server=SERVER_SOFTWARE,
+            client.send(P.Welcome(protocol=msg.protocol, server=SERVER_SOFTWARE,
                                   name=session.name, token=session.token, resumed=True,
-                                  limits=self.limits, re=msg.id))
+                                  limits=self.limits, claimed=session.claimed, re=msg.id))
             log.info("conn=%s session %s (%s) resumed", client.cid, session.sid, session.name)
             if session.table is not None:
                 session.table.resumed(session)
@@ -340,21 +365,40 @@ class Lobby:
         log.debug("conn=%s session %s may not resume yet: %s", client.cid, session.sid, text)
         return True
 
-    def _new_session(self, client: Link, msg: P.Hello, name: str) -> Session:
+    def _claim_refused(self, client: Link, msg: P.Hello, name: str) -> bool | None:
+        """Check the name's claim: None if refused (``client`` was told and is closed),
+        else whether the session's name is claimed (with the key it sent)."""
+        key = name_key(name)
+        in_use = msg.key is not None and not self.ladder.claims.is_claimed(name) and any(
+            name_key(s.name) == key and not s.claimed for s in self.sessions.values())
+        verdict = self.ladder.hello(name, msg.key, in_use, self.nursery)
+        if not verdict.refused:
+            return verdict.claimed
+        client.send(P.Error(code=E.NAME_CLAIMED, request="hello", re=msg.id, field="name",
+                            message=verdict.refused))
+        client.close(E.NAME_CLAIMED, verdict.refused)
+        log.info("conn=%s hello as %r refused: %s", client.cid, name, verdict.refused)
+        return None
+
+    def _new_session(self, client: Link, msg: P.Hello, name: str) -> Session | None:
         if reserved_name(name):  # or a player could chat as the server's notices do
             client.send(P.Error(code=E.OUT_OF_RANGE, request="hello", re=msg.id, field="name",
                                 message=f"no player may be called {name!r}: the server's own "
                                 "notices go by that name. You are called 'player' here; "
                                 "to choose your name, connect again with another one"))
             name = "player"
+        claimed = self._claim_refused(client, msg, name)
+        if claimed is None:
+            return None
         self._session_ids += 1
         session = Session(self._session_ids, new_token(), name, msg.kind)
+        session.claimed = claimed
         self.sessions[session.token] = session
         session.client = client
         client.session = session
-        client.send(P.Welcome(protocol=P.PROTOCOL_VERSION, server=SERVER_SOFTWARE, name=name,
+        client.send(P.Welcome(protocol=msg.protocol, server=SERVER_SOFTWARE, name=name,
                               token=session.token, resumed=False, limits=self.limits,
-                              re=msg.id))
+                              claimed=claimed, re=msg.id))
         self._in_lobby.add(session)
         log.info("conn=%s session %s: %s (%s) says hello", client.cid, session.sid, name,
                  msg.kind)
@@ -408,6 +452,10 @@ class Lobby:
                                         message=f"no table {msg.table_id!r}"))
                 elif session.table is table:  # a spectator sitting down, or a repeat
                     table.request(session, msg)
+                elif (isinstance(msg, P.Join) and table.match.settings.rated
+                      and not session.claimed):
+                    client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                        message=UNCLAIMED_AT_RATED))
                 elif session.table is not None:
                     # at a table, or on the way to one: one table at a time
                     client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
@@ -449,6 +497,10 @@ class Lobby:
         except ConfigError as e:
             session.send(P.Error(code=E.OUT_OF_RANGE, request=msg.TYPE, re=msg.id,
                                  field="options", message=str(e)[:500]))
+            return
+        if settings.rated and not session.claimed:
+            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                 field="options.rated", message=UNCLAIMED_AT_RATED))
             return
         name = msg.name or f"{session.name}'s table"
         table = self.open_table(name[:40], settings)

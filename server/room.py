@@ -5,6 +5,7 @@ Plain data and the questions the match asks about it; no game, no time.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -126,8 +127,9 @@ class Room:
     def spectators(self) -> int:
         return sum(1 for m in self.members.values() if m.seat is None)
 
-    def seat_infos(self, totals: tuple[int, ...] | None,
-                   penalties: tuple[int, ...] | None) -> tuple[P.SeatInfo | None, ...]:
+    def seat_infos(self, totals: tuple[int, ...] | None, penalties: tuple[int, ...] | None,
+                   claimed: Container[str] = ()) -> tuple[P.SeatInfo | None, ...]:
+        """``claimed``: the claimed names, casefolded (a player's seat is marked)."""
         seats: list[P.SeatInfo | None] = []
         for i, seat in enumerate(self.seats):
             if seat is None:
@@ -140,6 +142,7 @@ class Room:
                 # a spec with parameters (nimmt-server --bot-level search:ms=50) is
                 # shown by its strategy's name: the wire allows no ":"
                 strategy=seat.strategy.partition(":")[0] if seat.strategy else None,
+                claimed=not seat.builtin and seat.name.casefold() in claimed,
             ))
         return tuple(seats)
 

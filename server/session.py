@@ -52,7 +52,7 @@ class Session:
     """One player, bot or spectator, from its first ``hello`` on."""
 
     __slots__ = ("token", "name", "kind", "sid", "client", "table", "seat", "lost_at",
-                 "chat_bucket", "restored_hash", "resume_meter")
+                 "chat_bucket", "restored_hash", "resume_meter", "claimed")
 
     def __init__(self, sid: int, token: str, name: str, kind: str) -> None:
         self.sid = sid  # a small number for the logs (never the token)
@@ -66,6 +66,7 @@ class Session:
         self.chat_bucket: TokenBucket | None = None  # its chat's meter, from its first line
         self.restored_hash: str | None = None  # brought back from the database: token unknown
         self.resume_meter: ResumeMeter | None = None  # see ``resumes``
+        self.claimed = False  # its name is claimed and its hello had the key (claims.py)
 
     def resumes(self, rate: float, burst: int, now: float) -> ResumeMeter:
         """How often it may resume (``ResumeMeter``; made at its first use)."""

@@ -103,6 +103,8 @@ class Table:
                                     dealer=lobby.dealer)
         self.match.max_spectators = max_spectators
         self.match.spectator_grace = spectator_grace
+        self.match.claimed_names = lobby.ladder.claims.names
+        self._game_id: int | None = None  # the database's id of the last game kept
         self.store = lobby.store
         self._stored = match is not None  # its row is in the database already
         # sid -> session, for the members
@@ -392,6 +394,8 @@ class Table:
                                   or effects.closed is not None or effects.started
                                   or watch or unwatch):
             await self._persist(effects, watch, unwatch)
+        if effects.finished is not None and self.match.settings.rated:
+            await self.lobby.rate_game(self, effects.finished, self._game_id)
         self._deliver(effects)
         if store is not None and effects.entered and store.failing is not None:
             # the database was failing before they came: they are told too
@@ -464,8 +468,9 @@ class Table:
             await store.update_table(self.id, status="playing")
         done = effects.finished
         if done is not None:
-            await store.finish_game(self.id, self.match.name, done.game_no, done.record,
-                                    done.kinds, done.started, done.ended)
+            self._game_id = await store.finish_game(self.id, self.match.name, done.game_no,
+                                                    done.record, done.kinds, done.started,
+                                                    done.ended)
             await store.update_table(self.id, status="over")
         if effects.closed is not None and effects.closed != "server shutdown":
             await store.close_table(self.id)

@@ -72,11 +72,12 @@ class ScriptClient:
     # -------------------------------------------------------------- connecting
     @classmethod
     async def tcp(cls, port: int, name: str, kind: str = "human", *,
-                  token: str | None = None, hello: bool = True) -> ScriptClient:
+                  token: str | None = None, hello: bool = True,
+                  protocol: int = P.PROTOCOL_VERSION, key: str | None = None) -> ScriptClient:
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         client = cls(stream, name, kind)
         if hello:
-            await client.hello(token)
+            await client.hello(token, protocol=protocol, key=key)
         return client
 
     @classmethod
@@ -91,9 +92,10 @@ class ScriptClient:
             await client.hello(token)
         return client
 
-    async def hello(self, token: str | None = None) -> P.Welcome:
-        await self.send(P.Hello(protocol=P.PROTOCOL_VERSION, name=self.name, kind=self.kind,
-                                token=token))
+    async def hello(self, token: str | None = None, *, protocol: int = P.PROTOCOL_VERSION,
+                    key: str | None = None) -> P.Welcome:
+        await self.send(P.Hello(protocol=protocol, name=self.name, kind=self.kind,
+                                token=token, key=key))
         welcome = await self.expect("welcome")
         assert isinstance(welcome, P.Welcome)
         self.welcome = welcome

@@ -319,13 +319,13 @@ def test_no_server_says_what_to_do() -> None:
 def test_a_version_refusal_is_explained() -> None:
     async def server(peer: Peer) -> None:
         await peer.recv()
-        await peer.send(P.Error(code="unsupported_version", message="no", supported=(2, 3)),
+        await peer.send(P.Error(code="unsupported_version", message="no", supported=(3, 4)),
                         P.Goodbye(reason="unsupported_version"))
 
     async def main() -> None:
         async with FakeServer(server) as fake:
-            with pytest.raises(HandshakeFailed, match="speaks protocol 2, 3, this client "
-                                                      "speaks 1"):
+            with pytest.raises(HandshakeFailed, match="speaks protocol 3, 4, this client "
+                                                      "speaks 2"):
                 await connect("127.0.0.1", fake.port, "Ann")
     run(main())
 

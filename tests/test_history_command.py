@@ -134,7 +134,7 @@ def test_errors_say_what_to_do(database, capsys, tmp_path) -> None:
     status, _, err = run(capsys, "--db", str(tmp_path / "none.db"), "--list")
     assert status == 2 and f"there is no database at {tmp_path / 'none.db'}" in err
     status, _, err = run(capsys, "--db", str(path))
-    assert status == 2 and "give --list, --players or a GAME_ID" in err
+    assert status == 2 and "give --list, --players, --ladder or a GAME_ID" in err
     status, _, err = run(capsys, "--db", str(path), "--list", "--export", "x.json")
     assert status == 2 and "need a GAME_ID" in err
     status, _, err = run(capsys, "--db", str(path), "1", "--export", str(tmp_path / "no" / "x.json"))

@@ -252,13 +252,13 @@ def test_server_messages_need_seq_and_may_not_carry_id() -> None:
 
 
 def test_unsupported_version_is_reported_before_field_checks() -> None:
-    err = remote_error({"type": "hello", "protocol": 2, "name": "x", "kind": "bot",
-                        "features": ["v2 only"]})
+    err = remote_error({"type": "hello", "protocol": 3, "name": "x", "kind": "bot",
+                        "features": ["v3 only"]})
     assert (err.code, err.field, err.request) == ("unsupported_version", "protocol", "hello")
     reply = P.Error.from_exception(err)
     assert reply.supported == P.SUPPORTED_VERSIONS
     with pytest.raises(LocalProtocolError):  # nor can one be built locally
-        P.Hello(protocol=2, name="x", kind="bot")
+        P.Hello(protocol=3, name="x", kind="bot")
 
 
 def test_non_string_and_unprintable_keys_are_reported_safely() -> None:
@@ -417,9 +417,9 @@ class Pair:
 
 def welcomed() -> Pair:
     p = Pair()
-    p.c2s(P.Hello(protocol=1, name="Ann", kind="bot"))
+    p.c2s(P.Hello(protocol=2, name="Ann", kind="bot"))
     assert p.client.state is ConnState.HELLO_SENT
-    p.s2c(P.Welcome(protocol=1, server="nimmt", name="Ann", token=TOKEN, resumed=False,
+    p.s2c(P.Welcome(protocol=2, server="nimmt", name="Ann", token=TOKEN, resumed=False,
                     limits=LIMITS))
     assert p.client.state is ConnState.LOBBY
     return p
@@ -475,8 +475,8 @@ def test_spectators_never_get_private_messages() -> None:
 
 def test_reconnection_flow() -> None:
     p = Pair()
-    p.c2s(P.Hello(protocol=1, name="Ann", kind="human", token=TOKEN))
-    p.s2c(P.Welcome(protocol=1, server="nimmt", name="Ann", token=TOKEN, resumed=True,
+    p.c2s(P.Hello(protocol=2, name="Ann", kind="human", token=TOKEN))
+    p.s2c(P.Welcome(protocol=2, server="nimmt", name="Ann", token=TOKEN, resumed=True,
                     limits=LIMITS))
     p.s2c(P.Seated(table=TABLE, seat=0))
     p.s2c(EXAMPLES["snapshot"])
@@ -529,7 +529,7 @@ def test_unsupported_version_flow() -> None:
     reply = P.Error.from_exception(info.value)
     client.receive_data(server.send(reply) + server.send(P.Goodbye(reason="unsupported_version")))
     err = client.next_message()
-    assert isinstance(err, P.Error) and err.supported == (1,) and err.seq == 1
+    assert isinstance(err, P.Error) and err.supported == (1, 2) and err.seq == 1
     assert isinstance(client.next_message(), P.Goodbye)
     assert client.state is server.state is ConnState.CLOSED
 

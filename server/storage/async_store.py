@@ -381,6 +381,14 @@ class AsyncStore:
                                    record, tuple(kinds), started, ended)
         return None if result is _UNSET else int(result)
 
+    async def ladder_write(self, work: Callable[[Any], Any]) -> StorageWriteError | None:
+        """A writer of ``storage.ladder`` (a claim, ratings), queued like every write."""
+        await self._write("ladder_write", None, work)
+        return self.failing
+
+    async def ladder_read(self, work: Callable[[Any], _T]) -> _T:
+        return await self.read(self.store.ladder_read, work)
+
     async def close_table(self, table_id: str) -> StorageWriteError | None:
         await self._write("close_table", table_id, table_id)
         return self.failing

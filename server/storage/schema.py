@@ -77,6 +77,32 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             since REAL NOT NULL,
             PRIMARY KEY (table_id, token_hash)) WITHOUT ROWID""",
     ),
+    3: (
+        # claimed names (server/claims.py): name_key is the casefolded name; digest:
+        # sha256(salt || key), never the key
+        """CREATE TABLE claims (
+            name_key TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            salt BLOB NOT NULL,
+            digest BLOB NOT NULL,
+            at REAL NOT NULL) WITHOUT ROWID""",
+        # the ladder (server/ratings.py): each rated name's rating now ...
+        """CREATE TABLE ratings (
+            name TEXT PRIMARY KEY,
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            games INTEGER NOT NULL,
+            updated REAL NOT NULL) WITHOUT ROWID""",
+        # ... and after each rated game
+        """CREATE TABLE rating_history (
+            game_id INTEGER,
+            name TEXT NOT NULL,
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            place INTEGER NOT NULL,
+            at REAL NOT NULL)""",
+        "CREATE INDEX rating_history_by_name ON rating_history (name, at)",
+    ),
 }
 
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -430,6 +430,14 @@ class Store:
             self._db.executemany(_INSERT_FACT, self._fact_rows)
             self._fact_rows.clear()
 
+    def ladder_write(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run a writer of ``storage.ladder`` in one transaction (``_write``)."""
+        return self._write(work)
+
+    def ladder_read(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run a reader of ``storage.ladder``."""
+        return work(self._db)
+
     def peek_next_table(self) -> int:
         """The number of the next table id, without taking it."""
         row = self._db.execute("SELECT value FROM meta WHERE key = 'next_table'").fetchone()
