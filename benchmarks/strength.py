@@ -28,7 +28,7 @@ class Case:
 
 
 def cases(ms: int, equal_ms: int) -> list[Case]:
-    search, mcs = f"search:ms={ms}", "mcs"
+    search, mcs = f"search:ms={ms}", f"mcs:ms={ms}"
     out = []
     for player in ("heuristic", mcs, search):
         out.append(Case(f"4p {player} vs-random x3", (player, "random", "random", "random"), 400))
@@ -46,15 +46,15 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cases", default="", help="run only cases whose name contains this text")
     p.add_argument("--ms", type=int, default=100, help="search's budget in the main cases (default 100)")
-    p.add_argument("--equal-ms", type=int, default=20,
-                   help="budget of both search and mcs in the equal-time cases (default 20)")
+    p.add_argument("--equal-ms", type=int, default=None,
+                   help="budget of both search and mcs in the equal-time cases (default: --ms)")
     p.add_argument("--rounds", type=int, default=None, help="rounds per seat for every case")
     p.add_argument("--scale", type=float, default=1.0, help="multiply every case's rounds")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--quick", action="store_true", help="search and mcs at 5 ms: a smoke run")
     args = p.parse_args()
-    ms, equal_ms = (5, 5) if args.quick else (args.ms, args.equal_ms)
+    ms, equal_ms = (5, 5) if args.quick else (args.ms, args.equal_ms or args.ms)
     print("| case | strategy | bullheads/round (95% CI) | vs first seat (95% CI) | win share "
           "| ms/decision mean | worst |")
     print("|---|---|---:|---:|---:|---:|---:|")
