@@ -10,19 +10,25 @@ path. For each decision it repeatedly
    would (the heuristic's preference with noise), or at random as often as
    that seat is thought to play at random (``OpponentModel``, learnt from
    the cards each seat played; before any, every seat is thought random);
-3. plays each candidate decision on that same deal and the same random seed,
-   and the rest of the round with each seat's mix of play (its own: the
-   others' on average). When every seat is thought random (0.95 or more: so
-   it is before any card is seen), the deal fixes the order
-   in which every seat plays its hand, so each candidate meets exactly the
-   same opponent cards, and the round is played out on the cheapest loop
-   (``play_sequences`` for a card to commit, ``play_in_order`` after a row
-   choice): about twice the deals of ``mcs`` in the same time. With
-   ``careful=1`` (the default), a card to commit under base rules is played
-   instead with this seat's later cards, and those of each opponent drawn
-   careful for the deal (with the chance ``OpponentModel.careful_of`` gives
-   it), chosen as a careful player would (``careful_card``: random, but
-   never into a full row or under every row while another card fits);
+3. plays each candidate decision on that same deal, and the rest of the round
+   as follows. When every seat is thought random (0.95 or more: so it is
+   before any card is seen), this is the plain method, ``mcs``'s own
+   (``RandomTable``): the deal fixes the order in which every seat plays its
+   hand, so each candidate meets exactly the same cards, on the cheapest loop.
+   Otherwise, for a card to commit under base rules (``later=0``, the
+   default), the opponents' cards of step 2 are played this turn and every
+   later card, this seat's included, in a random order fixed for the deal,
+   on the same loop. With ``later=1`` (and for row choices and Professional
+   rules) every seat plays every later turn by its mix of noisy heuristic and
+   random cards (its own: the others' on average), on one random seed shared
+   by the candidates: about five times the cost of a deal, which measured
+   worse at equal time (benchmarks/README.md, issue 25). With ``careful=1``
+   (off by default since issue 25), a card to commit at a careless table is
+   played instead with this seat's later cards, and those of each opponent
+   drawn careful for the deal (with the chance ``OpponentModel.careful_of``
+   gives it), chosen as a careful player would (``careful_index``: random,
+   but never into a full row or under every row while another card fits):
+   better at an equal number of deals, worse at equal time;
 
 and keeps the decision with the lowest mean cost. With ``halving=1`` the time
 is spent in phases (sequential halving): after each, the worse half of the
@@ -32,8 +38,9 @@ so it is off by default.
 Row choices and Professional ties are searched the same way,
 with this turn's revealed cards still to be placed in view; Draft picks
 simulate the rest of the draft and the round. It stops on the clock, not on a
-sample count: it decides within ``ms`` milliseconds (default 100), and falls
-back on the heuristic if not even one deal could be played in that time.
+sample count: it samples until ``ms`` milliseconds (default 100) less a small
+margin (``deadline_after``), and falls back on the heuristic if not even one
+deal could be played in that time.
 ``samples=N`` also stops it after N deals, which makes it reproducible from
 its seed whatever the machine's speed (the tests use this).
 
