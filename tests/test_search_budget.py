@@ -94,3 +94,31 @@ def test_search_at_a_careless_table_is_the_plain_method() -> None:
         search = SearchStrategy(seed=seed, samples=30, ms=60_000)
         mcs = MonteCarloStrategy(seed=seed, samples=30)
         assert search.decide(view) == mcs.decide(view)
+
+
+def test_at_a_sensible_table_the_opponents_play_the_models_card_this_turn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``later=0`` (the default): in every sampled deal each opponent commits
+    this turn the card the model expects (``mix=0,noise=0``: the heuristic's
+    card of its hand, every time), and every candidate meets those cards."""
+    import random
+
+    from nimmt.bots.rollout import heuristic_chooser
+
+    seen: dict[int, tuple[list, set[int]]] = {}
+    penalties = RandomTable.penalties
+
+    def spy(self: RandomTable, decision, world):  # noqa: ANN001, ANN202
+        seen.setdefault(id(world), (world, set()))[1].add(decision.card)
+        return penalties(self, decision, world)
+
+    monkeypatch.setattr(RandomTable, "penalties", spy)
+    view = _first_commit(players=4, seed=11).view(2)
+    SearchStrategy(seed=3, samples=12, ms=60_000, mix=0.0, noise=0.0).decide(view)
+    assert len(seen) == 12
+    rows = [list(r) for r in view.rows]
+    choose = heuristic_chooser(random.Random(0), 0.0, 0.0)
+    for (hands, others), cards in seen.values():
+        assert cards == set(view.hand)
+        expected = choose(rows, [sorted(h) for h in hands])
+        assert sorted(others[0]) == sorted((expected[s], s) for s in range(4) if s != 2)
