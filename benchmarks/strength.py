@@ -3,6 +3,7 @@
     python benchmarks/strength.py                      # every case (long: ~40 min of CPU)
     python benchmarks/strength.py --cases vs-random    # cases whose name contains this
     python benchmarks/strength.py --rounds 100 --quick # a smoke run
+    python benchmarks/strength.py --timing 300         # time a decision takes (no games scored)
 
 Each case is one ``nimmt-arena`` run (the command is printed with it, so a
 figure can be reproduced alone); a Markdown row per strategy is printed,
@@ -13,11 +14,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
+import statistics
 import sys
+import time
 from dataclasses import dataclass
 
+from nimmt.bots import make_strategy
 from nimmt.bots.arena import ArenaConfig, run_arena
-from nimmt.engine import Options
+from nimmt.engine import Game, Options
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,45 @@ def cases(ms: int, equal_ms: int) -> list[Case]:
     return out
 
 
+def decision_times(spec: str, decisions: int, seed: int) -> list[float]:
+    """Wall milliseconds of ``spec``'s decisions that have a choice (the last
+    card of a round has none), at seat 0 of 4-player rounds against three
+    ``random`` bots, in this process."""
+    rng = random.Random(seed)
+    times: list[float] = []
+    game_seed = seed
+    while len(times) < decisions:
+        game = Game(Options(4, point_limit=None, rounds=1), seed=game_seed)
+        bot = make_strategy(spec, seed=game_seed)
+        game_seed += 1
+        while not game.is_over and len(times) < decisions:
+            pending = game.pending
+            assert pending is not None
+            for seat in sorted(pending.seats):
+                view = game.view(seat)
+                if seat != 0:
+                    game.apply(rng.choice(view.legal))
+                    continue
+                start = time.perf_counter()
+                decision = bot.decide(view)
+                spent = (time.perf_counter() - start) * 1000
+                if len(view.legal) > 1:
+                    times.append(spent)
+                game.apply(decision)
+    return times
+
+
+def print_timing(ms: int, decisions: int, seed: int) -> None:
+    print("| strategy | decisions | mean ms | median | 99th percentile | worst | mean / budget |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for spec in (f"search:ms={ms}", f"mcs:ms={ms}"):
+        t = sorted(decision_times(spec, decisions, seed))
+        p99 = t[min(len(t) - 1, int(0.99 * len(t)))]
+        print(f"| `{spec}` | {len(t)} | {statistics.mean(t):.1f} | {statistics.median(t):.1f} "
+              f"| {p99:.1f} | {t[-1]:.1f} | {statistics.mean(t) / ms:.1%} |")
+        sys.stdout.flush()
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cases", default="", help="run only cases whose name contains this text")
@@ -53,7 +97,12 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--quick", action="store_true", help="search and mcs at 5 ms: a smoke run")
+    p.add_argument("--timing", type=int, metavar="N", default=None,
+                   help="instead: time N decisions with a choice of search and of mcs at --ms")
     args = p.parse_args()
+    if args.timing is not None:
+        print_timing(args.ms, args.timing, args.seed)
+        return 0
     ms, equal_ms = (5, 5) if args.quick else (args.ms, args.equal_ms or args.ms)
     print("| case | strategy | bullheads/round (95% CI) | vs first seat (95% CI) | win share "
           "| ms/decision mean | worst |")
