@@ -4,6 +4,7 @@
     python benchmarks/strength.py --cases vs-random    # cases whose name contains this
     python benchmarks/strength.py --rounds 100 --quick # a smoke run
     python benchmarks/strength.py --timing 300         # time a decision takes (no games scored)
+    python benchmarks/strength.py --costs              # what one rollout of each kind costs
 
 Each case is one ``nimmt-arena`` run (the command is printed with it, so a
 figure can be reproduced alone); a Markdown row per strategy is printed,
@@ -75,6 +76,55 @@ def decision_times(spec: str, decisions: int, seed: int) -> list[float]:
     return times
 
 
+def rollout_costs(deals: int, seed: int) -> dict[str, float]:
+    """CPU microseconds of one candidate's rollout of each kind ``search`` and
+    ``mcs`` use, at the first commit of 4-player rounds: ``plain`` (every seat
+    at random, ``play_first``), ``careful`` (this seat and each opponent with
+    chance 1/2 careful, ``play_careful_first``) and ``modelled`` (every seat's
+    later turns by noisy heuristic and random mix, ``search:later=1``)."""
+    from nimmt.bots.mcs import RandomTable
+    from nimmt.bots.rollout import (
+        SortedRows,
+        Situation,
+        heuristic_chooser,
+        heuristic_finisher,
+        play_careful_first,
+    )
+    from nimmt.bots.sampling import Unseen
+    from nimmt.engine import Commit
+
+    rng = random.Random(seed)
+    mixes = [0.3, 0.0, 0.0, 1.0]
+    spent = dict.fromkeys(("plain", "careful", "modelled"), 0.0)
+    count = 0
+    for d in range(deals):
+        view = Game(Options(4, point_limit=None, rounds=1), seed=seed + d).view(0)
+        table, unseen, situation = RandomTable(view), Unseen.of(view), Situation.of(view)
+        start = SortedRows.of(view.rows)
+        world = table.world(rng)
+        hands = world[0]
+        careful = [0, *(s for s in (1, 2, 3) if rng.random() < 0.5)]
+        sorted_hands = unseen.deal(rng)
+        firsts = heuristic_chooser(rng, 1.0, mixes)([list(r) for r in view.rows], sorted_hands)
+        candidates = [Commit(0, c) for c in view.hand]
+        t0 = time.process_time()
+        for c in candidates:
+            table.penalties(c, world)
+        t1 = time.process_time()
+        for c in candidates:
+            play_careful_first(start, hands, 0, c.card, 10, careful, random.Random(c.card))
+        t2 = time.process_time()
+        for c in candidates:
+            situation.outcome(c, sorted_hands, firsts,
+                              heuristic_finisher(random.Random(c.card), 1.0, mixes, False))
+        t3 = time.process_time()
+        spent["plain"] += t1 - t0
+        spent["careful"] += t2 - t1
+        spent["modelled"] += t3 - t2
+        count += len(candidates)
+    return {kind: 1e6 * t / count for kind, t in spent.items()}
+
+
 def print_timing(ms: int, decisions: int, seed: int) -> None:
     print("| strategy | decisions | mean ms | median | 99th percentile | worst | mean / budget |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -99,7 +149,14 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="search and mcs at 5 ms: a smoke run")
     p.add_argument("--timing", type=int, metavar="N", default=None,
                    help="instead: time N decisions with a choice of search and of mcs at --ms")
+    p.add_argument("--costs", action="store_true",
+                   help="instead: CPU time of one rollout of each kind search and mcs use")
     args = p.parse_args()
+    if args.costs:
+        costs = rollout_costs(300, args.seed)
+        for kind, us in costs.items():
+            print(f"{kind:>9}: {us:6.1f} µs a rollout, {us / costs['plain']:.1f}x plain")
+        return 0
     if args.timing is not None:
         print_timing(args.ms, args.timing, args.seed)
         return 0
