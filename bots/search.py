@@ -57,6 +57,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
+from typing import Any
 
 from nimmt.engine import Commit, Decision, DraftPick, Phase, View
 
@@ -196,7 +198,8 @@ class SearchStrategy:
         mixes = self._mixes(view)
         candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
 
-        def run(sample_world, cost) -> Decision | None:  # noqa: ANN001
+        def run(sample_world: Callable[[random.Random], Any],
+                cost: Callable[[Decision, Any, int], float]) -> Decision | None:
             estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,
                                    samples=self.samples, halving=self.halving, clock=self.clock)
             return estimate.best if estimate.samples else None
