@@ -3,6 +3,8 @@
     python benchmarks/strength.py                      # every case (long: ~40 min of CPU)
     python benchmarks/strength.py --cases vs-random    # cases whose name contains this
     python benchmarks/strength.py --rounds 100 --quick # a smoke run
+    python benchmarks/strength.py --timing 300         # time a decision takes (no games scored)
+    python benchmarks/strength.py --costs              # what one rollout of each kind costs
 
 Each case is one ``nimmt-arena`` run (the command is printed with it, so a
 figure can be reproduced alone); a Markdown row per strategy is printed,
@@ -13,11 +15,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
+import statistics
 import sys
+import time
 from dataclasses import dataclass
 
+from nimmt.bots import make_strategy
 from nimmt.bots.arena import ArenaConfig, run_arena
-from nimmt.engine import Options
+from nimmt.engine import Game, Options
 
 
 @dataclass(frozen=True)
@@ -28,7 +34,7 @@ class Case:
 
 
 def cases(ms: int, equal_ms: int) -> list[Case]:
-    search, mcs = f"search:ms={ms}", "mcs"
+    search, mcs = f"search:ms={ms}", f"mcs:ms={ms}"
     out = []
     for player in ("heuristic", mcs, search):
         out.append(Case(f"4p {player} vs-random x3", (player, "random", "random", "random"), 400))
@@ -42,19 +48,119 @@ def cases(ms: int, equal_ms: int) -> list[Case]:
     return out
 
 
+def decision_times(spec: str, decisions: int, seed: int) -> list[float]:
+    """Wall milliseconds of ``spec``'s decisions that have a choice (the last
+    card of a round has none), at seat 0 of 4-player rounds against three
+    ``random`` bots, in this process."""
+    rng = random.Random(seed)
+    times: list[float] = []
+    game_seed = seed
+    while len(times) < decisions:
+        game = Game(Options(4, point_limit=None, rounds=1), seed=game_seed)
+        bot = make_strategy(spec, seed=game_seed)
+        game_seed += 1
+        while not game.is_over and len(times) < decisions:
+            pending = game.pending
+            assert pending is not None
+            for seat in sorted(pending.seats):
+                view = game.view(seat)
+                if seat != 0:
+                    game.apply(rng.choice(view.legal))
+                    continue
+                start = time.perf_counter()
+                decision = bot.decide(view)
+                spent = (time.perf_counter() - start) * 1000
+                if len(view.legal) > 1:
+                    times.append(spent)
+                game.apply(decision)
+    return times
+
+
+def rollout_costs(deals: int, seed: int) -> dict[str, float]:
+    """CPU microseconds of one candidate's rollout of each kind ``search`` and
+    ``mcs`` use, at the first commit of 4-player rounds: ``plain`` (every seat
+    at random, ``play_first``), ``careful`` (this seat and each opponent with
+    chance 1/2 careful, ``play_careful_first``) and ``modelled`` (every seat's
+    later turns by noisy heuristic and random mix, ``search:later=1``)."""
+    from nimmt.bots.mcs import RandomTable
+    from nimmt.bots.rollout import (
+        SortedRows,
+        Situation,
+        heuristic_chooser,
+        heuristic_finisher,
+        play_careful_first,
+    )
+    from nimmt.bots.sampling import Unseen
+    from nimmt.engine import Commit
+
+    rng = random.Random(seed)
+    mixes = [0.3, 0.0, 0.0, 1.0]
+    spent = dict.fromkeys(("plain", "careful", "modelled"), 0.0)
+    count = 0
+    for d in range(deals):
+        view = Game(Options(4, point_limit=None, rounds=1), seed=seed + d).view(0)
+        table, unseen, situation = RandomTable(view), Unseen.of(view), Situation.of(view)
+        start = SortedRows.of(view.rows)
+        world = table.world(rng)
+        hands = world[0]
+        careful = [0, *(s for s in (1, 2, 3) if rng.random() < 0.5)]
+        sorted_hands = unseen.deal(rng)
+        firsts = heuristic_chooser(rng, 1.0, mixes)([list(r) for r in view.rows], sorted_hands)
+        candidates = [Commit(0, c) for c in view.hand]
+        t0 = time.process_time()
+        for c in candidates:
+            table.penalties(c, world)
+        t1 = time.process_time()
+        for c in candidates:
+            play_careful_first(start, hands, 0, c.card, 10, careful, random.Random(c.card))
+        t2 = time.process_time()
+        for c in candidates:
+            situation.outcome(c, sorted_hands, firsts,
+                              heuristic_finisher(random.Random(c.card), 1.0, mixes, False))
+        t3 = time.process_time()
+        spent["plain"] += t1 - t0
+        spent["careful"] += t2 - t1
+        spent["modelled"] += t3 - t2
+        count += len(candidates)
+    return {kind: 1e6 * t / count for kind, t in spent.items()}
+
+
+def print_timing(ms: int, decisions: int, seed: int) -> None:
+    print("| strategy | decisions | mean ms | median | 99th percentile | worst | mean / budget |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for spec in (f"search:ms={ms}", f"mcs:ms={ms}"):
+        t = sorted(decision_times(spec, decisions, seed))
+        p99 = t[min(len(t) - 1, int(0.99 * len(t)))]
+        print(f"| `{spec}` | {len(t)} | {statistics.mean(t):.1f} | {statistics.median(t):.1f} "
+              f"| {p99:.1f} | {t[-1]:.1f} | {statistics.mean(t) / ms:.1%} |")
+        sys.stdout.flush()
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cases", default="", help="run only cases whose name contains this text")
     p.add_argument("--ms", type=int, default=100, help="search's budget in the main cases (default 100)")
-    p.add_argument("--equal-ms", type=int, default=20,
-                   help="budget of both search and mcs in the equal-time cases (default 20)")
+    p.add_argument("--equal-ms", type=int, default=None,
+                   help="budget of both search and mcs in the equal-time cases (default: --ms)")
     p.add_argument("--rounds", type=int, default=None, help="rounds per seat for every case")
     p.add_argument("--scale", type=float, default=1.0, help="multiply every case's rounds")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--quick", action="store_true", help="search and mcs at 5 ms: a smoke run")
+    p.add_argument("--timing", type=int, metavar="N", default=None,
+                   help="instead: time N decisions with a choice of search and of mcs at --ms")
+    p.add_argument("--costs", action="store_true",
+                   help="instead: CPU time of one rollout of each kind search and mcs use")
     args = p.parse_args()
-    ms, equal_ms = (5, 5) if args.quick else (args.ms, args.equal_ms)
+    if args.costs:
+        costs = rollout_costs(300, args.seed)
+        for kind, us in costs.items():
+            print(f"{kind:>9}: {us:6.1f} µs a rollout, {us / costs['plain']:.1f}x plain")
+        return 0
+    if args.timing is not None:
+        print_timing(args.ms, args.timing, args.seed)
+        return 0
+    ms, equal_ms = (5, 5) if args.quick else (args.ms, args.equal_ms or args.ms)
     print("| case | strategy | bullheads/round (95% CI) | vs first seat (95% CI) | win share "
           "| ms/decision mean | worst |")
     print("|---|---|---:|---:|---:|---:|---:|")

@@ -27,7 +27,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["Estimate", "monte_carlo"]
+__all__ = ["Estimate", "monte_carlo", "deadline_after", "MARGIN_MS"]
+
+#: Milliseconds a timed strategy keeps back from its budget: what it does after
+#: the clock stops it (the last candidate's rollout, the result), and the
+#: arena's or the network bot's own work around ``decide``, with room to spare
+#: (benchmarks/README.md, "Strength", measures the time a decision really takes).
+MARGIN_MS = 1.5
+
+
+def deadline_after(start: float, ms: float) -> float:
+    """The clock time at which a decision begun at ``start`` with a budget of
+    ``ms`` milliseconds stops sampling: the budget less ``MARGIN_MS`` (less at
+    most half the budget, for tiny budgets)."""
+    return start + max(ms / 2, ms - MARGIN_MS) / 1000
+
 
 C = TypeVar("C")
 W = TypeVar("W")

@@ -23,7 +23,7 @@ seat playing.
 
 A second question is asked of the same cards, for the seats read as random:
 does the seat play *carefully* (a card that takes no row, as ``search``
-imagines good players: ``careful_card``) or truly at random? A good searching
+imagines good players: ``careful_index``) or truly at random? A good searching
 bot such as ``mcs`` agrees with the heuristic little more often than a random
 one, but it rarely takes an expensive row. Its likelihood is a soft one: a card
 is chosen with weight ``exp(-cost)``, the cost being the bullheads of the row it

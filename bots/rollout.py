@@ -11,7 +11,7 @@ this round. Policies (who plays which card in the imagined future) are
 from __future__ import annotations
 
 import random
-from bisect import bisect
+from bisect import bisect, insort
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
@@ -31,7 +31,10 @@ __all__ = [
     "SortedRows",
     "play_sequences",
     "play_card_first",
-    "careful_card",
+    "others_by_turn",
+    "play_first",
+    "safe_runs",
+    "careful_index",
     "play_careful_first",
     "DraftSituation",
     "draft_order",
@@ -455,33 +458,93 @@ def play_card_first(start: SortedRows, hands: Sequence[Sequence[int]], seat: int
     """``play_sequences`` where ``seat`` plays ``card`` now and then the rest of
     its hand in the hand's order: a candidate card to commit at a table whose
     hands are dealt in a random order. ``hands`` is not changed."""
-    sequences = list(hands)
-    sequences[seat] = [card, *(c for c in hands[seat] if c != card)]
-    return play_sequences(start, sequences, turns)
+    return play_first(start, others_by_turn(hands, seat, turns), hands[seat], seat, card, turns)
 
 
-def careful_card(pool: Sequence[int], lasts: Sequence[int], lengths: Sequence[int],
-                 heads: Sequence[int], choice: Callable[[list[int]], int]) -> int:
-    """A careful player's card, on rows kept as ``SortedRows`` keeps them: a
-    card of ``pool`` that takes no row now (it goes on a row of fewer than five
-    cards), chosen by ``choice``; if every card takes a row, the one whose row
-    costs least (the first of equals). Random play with its costliest mistakes
-    taken out: how ``search`` imagines its own later cards and those of seats
-    that play well (``OpponentModel.careful_of``)."""
+def others_by_turn(hands: Sequence[Sequence[int]], seat: int, turns: int) -> list[list[tuple[int, int]]]:
+    """Per turn ``t``, the ``(card, seat)`` plays of every seat but ``seat``
+    when each plays ``hands[s][t]``, lowest card first: what every candidate of
+    ``seat`` meets in one sampled deal, worked out once (``play_first``)."""
+    out = []
+    for t in range(turns):
+        plays = [(hand[t], s) for s, hand in enumerate(hands) if s != seat]
+        plays.sort()
+        out.append(plays)
+    return out
+
+
+def play_first(start: SortedRows, others: Sequence[Sequence[tuple[int, int]]], own: Sequence[int],
+               seat: int, card: int, turns: int) -> list[int]:
+    """``play_card_first`` on the others' plays already sorted by turn
+    (``others_by_turn``): ``seat`` plays ``card`` now, then the rest of ``own``
+    in its order. The bullheads each seat took."""
+    lasts = list(start.lasts)
+    lengths = list(start.lengths)
+    heads = list(start.heads)
+    numbers = list(start.numbers)
+    penalties = [0] * (len(others[0]) + 1)  # turns >= 1: every seat plays at turn 0
+    sequence = [card]
+    sequence += [c for c in own if c != card]
+    for t in range(turns):
+        plays = list(others[t])
+        insort(plays, (sequence[t], seat))
+        place_sorted_turn(plays, lasts, lengths, heads, numbers, penalties)
+    return penalties
+
+
+def safe_runs(lasts: Sequence[int], lengths: Sequence[int]) -> list[tuple[int, int]]:
+    """On rows kept as ``SortedRows`` keeps them, the ranges of cards that take
+    no row now, ``(low, high)``: a card above ``low`` and below ``high`` goes
+    on a row of fewer than five cards (next rows that are both short make one
+    range)."""
+    runs = []
+    i = 0
+    while i < 4:
+        if lengths[i] < 5:
+            j = i + 1
+            while j < 4 and lengths[j] < 5:
+                j += 1
+            runs.append((lasts[i], lasts[j] if j < 4 else 1 << 30))
+            i = j
+        i += 1
+    return runs
+
+
+def careful_index(pool: Sequence[int], runs: Sequence[tuple[int, int]], lasts: Sequence[int],
+                  heads: Sequence[int], rand: Callable[[], float]) -> int:
+    """Where in ``pool`` (ascending) a careful player's card is, on rows kept
+    as ``SortedRows`` keeps them (``runs``: their ``safe_runs``): a card that
+    takes no row now, each such card as likely (one ``rand()`` draw); if every
+    card takes a row, the one whose row costs least (the first of equals).
+    Random play with its costliest mistakes taken out: how ``search`` imagines
+    its own later cards and those of seats that play well
+    (``OpponentModel.careful_of``)."""
+    spans = []
+    total = 0
+    for low, high in runs:
+        first = bisect(pool, low)
+        end = bisect(pool, high, first)
+        if end > first:
+            spans.append((first, end))
+            total += end - first
+    if total:
+        k = int(rand() * total)
+        for first, end in spans:
+            if k < end - first:
+                return first + k
+            k -= end - first
+    cheapest = min(heads)
     l0 = lasts[0]
-    safe = [c for c in pool if c > l0 and lengths[bisect(lasts, c) - 1] < 5]
-    if safe:
-        return choice(safe)
-    low = min(heads)
-    return min(pool, key=lambda c: low if c < l0 else heads[bisect(lasts, c) - 1])
+    costs = [cheapest if c < l0 else heads[bisect(lasts, c) - 1] for c in pool]
+    return costs.index(min(costs))
 
 
 def play_careful_first(start: SortedRows, hands: Sequence[Sequence[int]], seat: int, card: int,
                        turns: int, careful: Collection[int], rng: random.Random) -> list[int]:
     """``play_card_first`` where the seats in ``careful`` (``seat`` may be one)
-    play ``careful_card`` from their hands each turn, chosen with ``rng``, and
-    the others their hands in the hand's order. ``seat`` plays ``card`` now.
-    The bullheads each seat took; ``hands`` is not changed."""
+    play a careful card (``careful_index``) from their hands each turn, drawn
+    with ``rng``, and the others their hands in the hand's order. ``seat``
+    plays ``card`` now. The bullheads each seat took; ``hands`` is not changed."""
     lasts = list(start.lasts)
     lengths = list(start.lengths)
     heads = list(start.heads)
@@ -489,17 +552,16 @@ def play_careful_first(start: SortedRows, hands: Sequence[Sequence[int]], seat: 
     penalties = [0] * len(hands)
     sequences = list(hands)
     sequences[seat] = [card, *(c for c in hands[seat] if c != card)]
-    pools = {s: list(sequences[s][1:] if s == seat else sequences[s]) for s in careful}
-    choice = rng.choice
+    pools = [(s, sorted(sequences[s][1:] if s == seat else sequences[s])) for s in careful]
+    in_order = [s for s in range(len(hands)) if s not in careful]
+    rand = rng.random
     for t in range(turns):
-        plays = []
-        for s, sequence in enumerate(sequences):
-            pool = pools.get(s)
-            if pool is None or (t == 0 and s == seat):
-                plays.append((sequence[t], s))
+        plays = [(sequences[s][t], s) for s in in_order]
+        runs = safe_runs(lasts, lengths)
+        for s, pool in pools:
+            if t == 0 and s == seat:
+                plays.append((card, s))
             else:
-                c = careful_card(pool, lasts, lengths, heads, choice)
-                pool.remove(c)
-                plays.append((c, s))
+                plays.append((pool.pop(careful_index(pool, runs, lasts, heads, rand)), s))
         place_sorted_turn(plays, lasts, lengths, heads, numbers, penalties)
     return penalties

@@ -10,19 +10,25 @@ path. For each decision it repeatedly
    would (the heuristic's preference with noise), or at random as often as
    that seat is thought to play at random (``OpponentModel``, learnt from
    the cards each seat played; before any, every seat is thought random);
-3. plays each candidate decision on that same deal and the same random seed,
-   and the rest of the round with each seat's mix of play (its own: the
-   others' on average). When every seat is thought random (0.95 or more: so
-   it is before any card is seen), the deal fixes the order
-   in which every seat plays its hand, so each candidate meets exactly the
-   same opponent cards, and the round is played out on the cheapest loop
-   (``play_sequences`` for a card to commit, ``play_in_order`` after a row
-   choice): about twice the deals of ``mcs`` in the same time. With
-   ``careful=1`` (the default), a card to commit under base rules is played
-   instead with this seat's later cards, and those of each opponent drawn
-   careful for the deal (with the chance ``OpponentModel.careful_of`` gives
-   it), chosen as a careful player would (``careful_card``: random, but
-   never into a full row or under every row while another card fits);
+3. plays each candidate decision on that same deal, and the rest of the round
+   as follows. When every seat is thought random (0.95 or more: so it is
+   before any card is seen), this is the plain method, ``mcs``'s own
+   (``RandomTable``): the deal fixes the order in which every seat plays its
+   hand, so each candidate meets exactly the same cards, on the cheapest loop.
+   Otherwise, for a card to commit under base rules (``later=0``, the
+   default), the opponents' cards of step 2 are played this turn and every
+   later card, this seat's included, in a random order fixed for the deal,
+   on the same loop. With ``later=1`` (and for row choices and Professional
+   rules) every seat plays every later turn by its mix of noisy heuristic and
+   random cards (its own: the others' on average), on one random seed shared
+   by the candidates: about five times the cost of a deal, which measured
+   worse at equal time (benchmarks/README.md, issue 25). With ``careful=1``
+   (off by default since issue 25), a card to commit at a careless table is
+   played instead with this seat's later cards, and those of each opponent
+   drawn careful for the deal (with the chance ``OpponentModel.careful_of``
+   gives it), chosen as a careful player would (``careful_index``: random,
+   but never into a full row or under every row while another card fits):
+   better at an equal number of deals, worse at equal time;
 
 and keeps the decision with the lowest mean cost. With ``halving=1`` the time
 is spent in phases (sequential halving): after each, the worse half of the
@@ -32,8 +38,9 @@ so it is off by default.
 Row choices and Professional ties are searched the same way,
 with this turn's revealed cards still to be placed in view; Draft picks
 simulate the rest of the draft and the round. It stops on the clock, not on a
-sample count: it decides within ``ms`` milliseconds (default 100), and falls
-back on the heuristic if not even one deal could be played in that time.
+sample count: it samples until ``ms`` milliseconds (default 100) less a small
+margin (``deadline_after``), and falls back on the heuristic if not even one
+deal could be played in that time.
 ``samples=N`` also stops it after N deals, which makes it reproducible from
 its seed whatever the machine's speed (the tests use this).
 
@@ -50,11 +57,14 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
+from typing import Any
 
 from nimmt.engine import Commit, Decision, DraftPick, Phase, View
 
 from .basic import HeuristicStrategy
-from .montecarlo import monte_carlo
+from .mcs import RandomTable, RandomWorld
+from .montecarlo import deadline_after, monte_carlo
 from .opponents import OpponentModel
 from .rollout import (
     DraftSituation,
@@ -63,8 +73,6 @@ from .rollout import (
     draft_key,
     heuristic_chooser,
     heuristic_finisher,
-    in_order_finisher,
-    play_card_first,
     play_careful_first,
 )
 from .sampling import InconsistentView, Unseen
@@ -94,7 +102,8 @@ class SearchStrategy:
         samples: int | None = None,
         depth: int = 10,
         halving: bool | int = False,
-        careful: bool | int = True,
+        careful: bool | int = False,
+        later: bool | int = False,
     ) -> None:
         if not isinstance(ms, int | float) or not 0 < ms <= 60_000:
             raise ValueError(f"ms must be a number of milliseconds, 0 < ms <= 60000, not {ms!r}")
@@ -110,7 +119,10 @@ class SearchStrategy:
             raise ValueError(f"halving must be 1 (on) or 0 (off), not {halving!r}")
         if careful not in (0, 1):
             raise ValueError(f"careful must be 1 (on) or 0 (off), not {careful!r}")
+        if later not in (0, 1):
+            raise ValueError(f"later must be 1 (on) or 0 (off), not {later!r}")
         self.careful = bool(careful)
+        self.later = bool(later)
         self.samples = samples
         self.depth = depth
         self.halving = bool(halving)
@@ -120,17 +132,19 @@ class SearchStrategy:
         self.opponents = OpponentModel()
         self._rng = random.Random(seed)
         self._fallback = HeuristicStrategy()
+        self.clock = time.perf_counter  # the tests replace it
 
     def __repr__(self) -> str:
         extra = f", mix={self.mix!r}" if self.mix is not None else ""
         extra += f", samples={self.samples!r}" if self.samples is not None else ""
         extra += f", depth={self.depth!r}" if self.depth != 10 else ""
         extra += ", halving=True" if self.halving else ""
-        extra += ", careful=False" if not self.careful else ""
+        extra += ", careful=True" if self.careful else ""
+        extra += ", later=True" if self.later else ""
         return f"SearchStrategy(ms={self.ms!r}, noise={self.noise!r}{extra})"
 
     def decide(self, view: View) -> Decision:
-        start = time.perf_counter()
+        start = self.clock()
         legal = view.legal
         if view.seat is None or not legal:
             raise ValueError("nothing to decide: view.legal is empty")
@@ -142,7 +156,7 @@ class SearchStrategy:
                     pass
             return legal[0]
         # keep a margin for the caller's own overhead and this machine's noise
-        deadline = start + self.ms / 1000 * 0.85
+        deadline = deadline_after(start, self.ms)
         try:
             if view.phase is Phase.DRAFT:
                 choice = self._draft(view, deadline)
@@ -176,56 +190,75 @@ class SearchStrategy:
     def _play(self, view: View, deadline: float) -> Decision | None:
         me = view.seat
         assert me is not None
-        situation = Situation.of(view)
         unseen = Unseen.of(view)
         self._observe(view, unseen)
         commit = view.phase is Phase.COMMIT
         pro = view.options.professional
         score = _cost_function(view)
         mixes = self._mixes(view)
-        opponents = heuristic_chooser(self._rng, self.noise, mixes, pro)
+        candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
+
+        def run(sample_world: Callable[[random.Random], Any],
+                cost: Callable[[Decision, Any, int], float]) -> Decision | None:
+            estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,
+                                   samples=self.samples, halving=self.halving, clock=self.clock)
+            return estimate.best if estimate.samples else None
 
         careless = min(mixes) >= ALL_RANDOM
-        # careless table, base rules, a card to commit: every candidate card is
-        # played on the same sequences of the others' cards, without copies;
-        # with ``careful``, this seat's later cards and those of the seats drawn
-        # careful for the world are careful cards instead
-        start = SortedRows.of(view.rows) if careless and commit and not pro else None
-        careful = start is not None and self.careful
-        chances = ([(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
-                   if careful else [])
+        if careless and commit and not pro and self.careful:
+            # this seat's later cards and those of the seats drawn careful for
+            # the world are careful cards; the others play the deal's order
+            start = SortedRows.of(view.rows)
+            turns = min(len(view.hand), 1 + self.depth)
+            chances = [(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
+
+            def careful_world(rng: random.Random) -> tuple[list[list[int]], list[int]]:
+                hands = unseen.deal(rng, shuffled=True)
+                return hands, [me, *(s for s, p in chances if rng.random() < p)]
+
+            def careful_cost(decision: Decision, world: tuple[list[list[int]], list[int]],
+                             seed: int) -> float:
+                hands, drawn = world
+                return score(play_careful_first(start, hands, me, decision.card,  # type: ignore[attr-defined]
+                                                turns, drawn, random.Random(seed)))
+
+            return run(careful_world, careful_cost)
+        if careless:  # random play is a random order, fixed for every candidate
+            table = RandomTable(view, self.depth)
+            return run(table.world, lambda decision, world, seed: score(table.penalties(decision, world)))
+
+        situation_rows = [list(r) for r in view.rows]
+        opponents = heuristic_chooser(self._rng, self.noise, mixes, pro)
+        if commit and not pro and not self.later:
+            # the opponents' cards this turn as the model expects them; every
+            # later card, its own included, in a random order fixed for the world
+            table = RandomTable(view, self.depth)
+
+            def first_world(rng: random.Random) -> RandomWorld:
+                hands = unseen.deal(rng)
+                firsts = opponents(situation_rows, hands)
+                for s, hand in enumerate(hands):
+                    if s != me:
+                        hand.remove(firsts[s])
+                    rng.shuffle(hand)
+                    if s != me:
+                        hand.insert(0, firsts[s])
+                return table.world_of(hands)
+
+            return run(first_world, lambda decision, world, seed: score(table.penalties(decision, world)))
+
+        situation = Situation.of(view)
 
         def sample_world(rng: random.Random) -> tuple[list[list[int]], list[int] | None]:
-            if careless:  # random play is a random order, fixed for every candidate
-                hands = unseen.deal(rng, shuffled=True)
-                if careful:
-                    drawn = [me, *(s for s, p in chances if rng.random() < p)]
-                    return hands, drawn
-                return hands, ([h[0] for h in hands] if commit else None)
             hands = unseen.deal(rng)
             return hands, (opponents(situation_rows, hands) if commit else None)
 
-        situation_rows = [list(r) for r in view.rows]
-        in_order = in_order_finisher(pro, self.depth)
-        turns = min(len(view.hand), 1 + self.depth)
-
         def cost(decision: Decision, world: tuple[list[list[int]], list[int] | None], seed: int) -> float:
             hands, first = world
-            if start is not None:
-                card = decision.card  # type: ignore[attr-defined]
-                if careful:  # ``first``: the seats careful in this world
-                    return score(play_careful_first(start, hands, me, card, turns, first,
-                                                    random.Random(seed)))
-                return score(play_card_first(start, hands, me, card, turns))
-            if careless:
-                return score(situation.outcome(decision, hands, first, in_order))
             finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
             return score(situation.outcome(decision, hands, first, finish))
 
-        candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
-        estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,
-                               samples=self.samples, halving=self.halving)
-        return estimate.best if estimate.samples else None
+        return run(sample_world, cost)
 
     def _draft(self, view: View, deadline: float) -> Decision | None:
         me = view.seat
@@ -242,7 +275,7 @@ class SearchStrategy:
             return draft.outcome(card, r, heuristic_finisher(r, self.noise, mixes, pro), 0.3)[me]
 
         estimate = monte_carlo(cards, lambda rng: None, cost, self._rng, deadline=deadline,
-                               samples=self.samples, halving=self.halving)
+                               samples=self.samples, halving=self.halving, clock=self.clock)
         return DraftPick(me, estimate.best) if estimate.samples else None
 
 

@@ -114,14 +114,16 @@ def test_play_card_first_scores_a_commit_as_situation_outcome_does(players: int,
 def _careful_reference(rows: list[list[int]], pool: list[int], rng: random.Random) -> int:
     """A careful card read straight from the rules, on plain rows: a card that
     goes on a row of fewer than five cards, at random; else the card whose row
-    costs least (a card below every row takes the cheapest row)."""
+    costs least (a card below every row takes the cheapest row). Among the
+    safe cards, in ascending order, one ``rng.random()`` draw chooses."""
     def target(card: int) -> list[int] | None:
         below = [r for r in rows if r[-1] < card]
         return max(below, key=lambda r: r[-1]) if below else None
 
+    pool = sorted(pool)
     safe = [c for c in pool if (row := target(c)) is not None and len(row) < 5]
     if safe:
-        return rng.choice(safe)
+        return safe[int(rng.random() * len(safe))]
     cheapest = min(sum(BULLHEADS[c] for c in r) for r in rows)
 
     def cost(card: int) -> int:
