@@ -98,7 +98,32 @@ class _Terminated(KeyboardInterrupt):
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
-    raise _Terminated()
+    raise _Terminated()  # before the event loop runs: nothing to clean up yet
+
+
+async def _until_sigterm(run: Any) -> BotResult:
+    """Await ``run``; a SIGTERM meanwhile cancels it as Ctrl-C does (its cleanup says
+    goodbye and stops the program) and then raises ``_Terminated``. Raising from the
+    signal handler instead would interrupt whichever task happened to run."""
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    assert main is not None
+    terminated = False
+
+    def on_sigterm() -> None:
+        nonlocal terminated
+        terminated = True
+        main.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    try:
+        return await run
+    except asyncio.CancelledError:
+        if terminated:
+            raise _Terminated() from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -212,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             name = args.name or args.strategy
             key = SessionStore().key(host, port, name, create=args.claim)
             run = play_bot(host, port, strategy, name=name, key=key, **options)
-        result = asyncio.run(run)
+        result = asyncio.run(_until_sigterm(run))
     except (ClientError, ProgramError, wire.LocalProtocolError, ValueError) as exc:
         print(f"nimmt-bot: {exc}", file=sys.stderr)
         return 1

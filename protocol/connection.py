@@ -175,6 +175,12 @@ class Connection:
                 self.version = msg.protocol  # type: ignore[attr-defined]
             wire = msg.to_wire()
             if self.version < PROTOCOL_VERSION and msg._NEWER:
+                # our own mistake: the server would refuse it with extra_field
+                field = newer_field(type(msg), wire, self.version)
+                if field is not None:
+                    raise LocalProtocolError(
+                        ErrorCode.EXTRA_FIELD, f"{field!r} is not in protocol {self.version}: "
+                        f"leave it out, or say protocol {PROTOCOL_VERSION} in the hello", field)
                 downgrade(msg, wire, self.version)
             data = encode_body(wire, self.max_frame_size)
         if new is not self._state:
