@@ -208,7 +208,7 @@ def test_a_timed_solo_game_pauses_its_clock_while_the_help_is_open(tmp_path) -> 
         client.close()
 
 
-@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_a_friend_joins_a_default_new_table_then_bots_fill_the_rest(tmp_path, size) -> None:
     columns, lines = size
     with running_server("--step-delay", "0.05", "--bot-level", "easy") as port:
@@ -363,6 +363,8 @@ def test_the_history_lists_the_games_and_enter_replays_one(tmp_path) -> None:
             client.close()
 
 
+# not at 60x20: its log shows the last five lines, where the restart's own lines
+# push the kept chat out of view (it is kept: the 80x24 and 160x40 runs show it)
 @pytest.mark.parametrize("size", [(80, 24), (160, 40)], ids=["80x24", "160x40"])
 def test_the_log_is_still_there_after_the_client_is_restarted_mid_game(tmp_path, size) -> None:
     columns, lines = size
