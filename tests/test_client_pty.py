@@ -392,7 +392,7 @@ def test_the_log_is_still_there_after_the_client_is_restarted_mid_game(tmp_path,
                 if "<Tess> remember me" in seen and "Turn 1:" in seen:
                     break
                 again.type("\x1b[5~")  # PageUp scrolls the log back
-                seen += again.wait_for(lambda t: t != text, "the log scrolled back")
+                seen += again.wait_for(lambda t, before=text: t != before, "the log scrolled back")
                 text = again.text()
             assert "<Tess> remember me" in seen  # the chat kept
             assert "Turn 1:" in seen  # the game's events too
