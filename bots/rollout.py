@@ -11,7 +11,7 @@ this round. Policies (who plays which card in the imagined future) are
 from __future__ import annotations
 
 import random
-from bisect import bisect, insort
+from bisect import bisect
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
@@ -486,8 +486,7 @@ def play_first(start: SortedRows, others: Sequence[Sequence[tuple[int, int]]], o
     sequence = [card]
     sequence += [c for c in own if c != card]
     for t in range(turns):
-        plays = list(others[t])
-        insort(plays, (sequence[t], seat))
+        plays = [*others[t], (sequence[t], seat)]  # place_sorted_turn sorts them
         place_sorted_turn(plays, lasts, lengths, heads, numbers, penalties)
     return penalties
 

@@ -281,9 +281,8 @@ class Admission:
         the most (if ``HEAVY`` or more; the next one if it has none): its oldest
         silent one, else its longest quiet one that ``spare`` allows; None if none."""
         count = self._count
-        for address in sorted(count, key=count.__getitem__, reverse=True):
-            if count[address] < HEAVY:
-                return None
+        heavy = (address for address, held in count.items() if held >= HEAVY)
+        for address in sorted(heavy, key=count.__getitem__, reverse=True):
             silent = self._silent(self._waiting_of.get(address, {}), now)
             if silent is not None:
                 return silent

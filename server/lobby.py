@@ -24,6 +24,7 @@ from .claims import name_key
 from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
 from .ladder import LadderDesk
 from .limits import AddressMeters, TokenBucket, resuming_text
+from .ratings import ordinal
 from .restore import RestoreError, restore_match, skip_on_restore
 from .session import Link, Session, new_token
 from .storage import AsyncStore, StorageWriteError, hash_token
@@ -178,7 +179,7 @@ class Lobby:
             [record.name(i) for i in range(n)], result.places, done.kinds, strategies, game_id)
         for c in changes:
             log.info("table=%s rated: %s now %.2f (%d games)", table.id, c.name,
-                     c.mu - 3 * c.sigma, c.games)
+                     ordinal(c.mu, c.sigma), c.games)
 
     def storage_health(self, error: StorageWriteError | None) -> None:
         """The database stopped (``error``) or started again (None) taking writes: every
@@ -450,12 +451,12 @@ class Lobby:
                     client.send(P.Error(code=E.NO_SUCH_TABLE, field="table_id",
                                         request=msg.TYPE, re=msg.id,
                                         message=f"no table {msg.table_id!r}"))
-                elif session.table is table:  # a spectator sitting down, or a repeat
-                    table.request(session, msg)
                 elif (isinstance(msg, P.Join) and table.match.settings.rated
-                      and not session.claimed):
+                      and not session.claimed):  # a spectator sitting down too
                     client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
                                         message=UNCLAIMED_AT_RATED))
+                elif session.table is table:  # a spectator sitting down, or a repeat
+                    table.request(session, msg)
                 elif session.table is not None:
                     # at a table, or on the way to one: one table at a time
                     client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,

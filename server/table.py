@@ -475,10 +475,6 @@ class Table:
         if effects.closed is not None and effects.closed != "server shutdown":
             await store.close_table(self.id)
 
-        for session in watch:  # so that a restart brings the spectators back too
-            await store.watch(self.id, session.token_hash, session.name, session.kind)
-        for session in unwatch:
-            await store.unwatch(self.id, session.token_hash)
     def notify_all(self, msg: P.Message) -> None:
         """Send ``msg`` to everyone at the table (a server notice)."""
         for session in self._sessions.values():

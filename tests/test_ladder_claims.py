@@ -92,6 +92,9 @@ async def test_only_claimed_names_sit_at_a_rated_table():
         assert isinstance(refused_join, P.Error) and refused_join.code == "not_allowed"
         watching = await bob.request(P.Watch(table_id=created.table.table_id))
         assert isinstance(watching, P.Watching)  # watching is for everyone
+        # nor may a spectator of the table sit down without a claimed name
+        sitting = await bob.request(P.Join(table_id=created.table.table_id))
+        assert isinstance(sitting, P.Error) and sitting.code == "not_allowed"
         for client in (ann, bob):
             await client.aclose()
         nursery.cancel_scope.cancel()
