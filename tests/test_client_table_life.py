@@ -233,14 +233,33 @@ def test_a_replay_steps_forwards_and_back_to_the_same_board() -> None:
     for position, rows, turn in reversed(seen[:-1]):
         player.step(-1)
         assert (player.position, player.model.rows, player.model.turn) == (position, rows, turn)
-    player.round_step(+1)
-    assert player.at_end or player.model.phase in ("deal", "commit")
     player.go(len(player.steps) - 1)
     assert player.at_end and not player.playing
     player.toggle()  # at the end, play starts again from the start
     assert player.position == 0 and player.playing
     player.faster(+1)
     assert player.speed == 2.0
+
+
+def test_a_replay_jumps_round_by_round_to_each_rows_dealt() -> None:
+    _, record = _record(Options(players=3, rounds=2))
+    player = ReplayPlayer(spectator_messages(record))
+    dealt = [k for k, end in enumerate(player.steps)
+             if player.messages[end - 1].TYPE == "rows_dealt"]
+    assert len(dealt) == 2
+    assert player.position == dealt[0]  # a replay opens on round 1's rows
+    first_rows = [list(r) for r in player.model.rows]
+    landed = []
+    for _ in range(3):
+        player.round_step(+1)
+        landed.append(player.position)
+    assert landed == [dealt[1], len(player.steps) - 1, len(player.steps) - 1]  # round 2, the end
+    player.round_step(-1)
+    assert player.position == dealt[1] and player.model.round == 2
+    assert [list(r) for r in player.model.rows] != first_rows
+    player.round_step(-1)
+    assert player.position == dealt[0] and player.model.round == 1
+    assert [list(r) for r in player.model.rows] == first_rows
 
 
 def test_the_spectator_command_reads_a_record_file(tmp_path, capsys) -> None:
