@@ -259,7 +259,7 @@ async def test_a_store_that_keeps_failing_drops_its_queue_says_what_and_saves_wh
         assert store.facts("t2") == facts[:3] and store.facts("t1") == []
 
 
-async def test_database_calls_run_off_the_event_loop(tmp_path: Path) -> None:
+async def test_reads_run_off_the_event_loop(tmp_path: Path) -> None:
     astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
 
     def in_trio_thread() -> bool:

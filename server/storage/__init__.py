@@ -2,8 +2,9 @@
 
 - ``Store``: blocking calls on one connection; opening checks the file (lock,
   corruption, schema version) and migrates it. ``store.py``.
-- ``AsyncStore``: the same for trio code: one writer thread owns the connection
-  and writes what the tables hand in together in one transaction (group commit);
+- ``AsyncStore``: the same for trio code: what the tables hand in together goes
+  in one transaction (group commit), made on the event loop (a commit does not
+  wait for the disk), with reads and checkpoints in threads;
   writes queued and retried while the file cannot be written, dropped (and said)
   past ``MAX_BACKLOG``. ``async_store.py``.
 - Facts: what happened at a table as JSON, and ``rebuild_game`` to get the

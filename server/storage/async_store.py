@@ -1,12 +1,21 @@
 """``AsyncStore``: the ``Store`` for trio code, with group commit.
 
-One writer thread owns the connection; trio code never touches it. A write
-joins a queue and its caller waits; the writer takes everything queued, writes
-it in one transaction, in order, and then wakes every caller of that
-transaction at once (one hop back to trio for the whole group). Writes handed
-in while a transaction is being written wait and go together in the next one
-(group commit): a table still hears that its facts are on disk only once they
-are, but a busy server pays one commit for many tables instead of one each.
+A write joins a queue and its caller waits. The first write of a moment leads:
+it lets every other task that is ready run first (their writes join the
+queue), then writes everything queued in one transaction, in order, and wakes
+every caller of it. Writes handed in while a transaction is being written wait
+and go together in the next one (group commit): a table still hears that its
+facts are on disk only once they are, but a busy server pays one commit for
+many tables instead of one each.
+
+With ``durability="normal"`` (``synchronous=NORMAL`` in WAL mode) a commit
+only hands SQLite's log pages to the operating system — no sync to the disk —
+so the transaction runs on the event loop itself: a fraction of a millisecond
+(benchmarks/README.md), where a hand-over to a thread and back cost more CPU
+and latency than the write. What can wait on the disk runs in threads: the
+copies of the log back into the file (a ``Checkpointer`` beside the writes;
+the writer's own ``checkpoint`` once the log grew past its bound), reads, and
+every transaction with ``durability="full"`` (each one synced).
 
 Writes never raise for a storage fault. When a transaction fails (a read-only
 file, a full disk), its writes and every later one stay queued and their
@@ -21,15 +30,11 @@ finished games; ``on_health`` is called with it) and saving goes on for what
 comes next. A table whose writes were dropped cannot be rebuilt from the file
 any more: its row is deleted (once the file can be written) and it is not
 written again, so a restart never brings back an older position of it.
-
-Reads (``read``) go through the writer thread too, beside the queue, so they
-are answered even while writes fail.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +47,7 @@ from nimmt.engine import Record
 from .errors import StorageWriteError
 from .facts import Fact
 from .rows import StoredTable
-from .store import Store
+from .store import Checkpointer, Store
 
 __all__ = ["AsyncStore", "Dropped", "MAX_BACKLOG"]
 
@@ -83,7 +88,7 @@ def _table_order(table_id: str) -> tuple[int, str]:
 
 
 class _Write:
-    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "event", "token")
+    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "event")
 
     def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                  table: str | None) -> None:
@@ -92,18 +97,6 @@ class _Write:
         self.error: BaseException | None = None  # a bug (not a storage fault) in this write
         self.done = False
         self.event: trio.Event | None = None
-        self.token: trio.lowlevel.TrioToken | None = None
-
-
-class _Read:
-    __slots__ = ("method", "args", "result", "error", "event", "token")
-
-    def __init__(self, method: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        self.method, self.args = method, args
-        self.result: Any = None
-        self.error: BaseException | None = None
-        self.event = trio.Event()
-        self.token = trio.lowlevel.current_trio_token()
 
 
 class AsyncStore:
@@ -121,15 +114,17 @@ class AsyncStore:
         self.lost_tables: set[str] = set()
         #: transactions written (each one a group of writes), for tests and benchmarks
         self.commits = 0
+        #: checkpoints the writer made itself (the log had grown past its bound)
+        self.forced_checkpoints = 0
         self._queue: deque[_Write] = deque()  # handed in, not yet on disk, in order
-        self._reads: deque[_Read] = deque()
-        self._wake = threading.Condition()
-        self._wanted = False  # new work (or a retry) since the writer last looked
+        self._wanted = False  # new writes (or a retry) since the leader last took the queue
+        self._leading = False  # a task is writing the queue: later writes wait for it
+        self._led = trio.Event()  # set when the leader lets go
+        self._connection = trio.Lock()  # the writes and the reads take turns on it
+        self._in_loop = store.durability != "full"
         self._stopping = False
         self._next_table = store.peek_next_table()
-        self._token: trio.lowlevel.TrioToken | None = None  # the trio run to report health to
-        self._thread = threading.Thread(target=self._run, name="nimmt-store-writer", daemon=True)
-        self._thread.start()
+        self._checkpointer: Checkpointer | None = store.checkpointer()
 
     @classmethod
     async def open(cls, path: str | None = None, *, durability: str = "normal",
@@ -150,65 +145,71 @@ class AsyncStore:
         """Whether writes were dropped since storage last worked."""
         return self.dropped is not None
 
-    # ------------------------------------------------------------------ the writer thread
+    # ------------------------------------------------------------------ the writer
 
-    def _run(self) -> None:
-        store = self.store
-        while True:
-            with self._wake:
-                if not self._wanted and not self._reads and not self._stopping:
-                    self._wake.wait(store.checkpoint_wait())
-                wanted, self._wanted = self._wanted, False
-                batch = list(self._queue) if wanted else []
-                reads = list(self._reads)
-                self._reads.clear()
-                stopping = self._stopping
-            if batch:
-                try:
-                    self._write_batch(batch)
-                except BaseException:  # a bug here must not stop the writer: said, and on
-                    log.exception("the database writer failed on %d writes", len(batch))
-                    for write in batch:
-                        if write.token is not None and write.event is not None:
-                            _wake_up(write.token, write.event)
-            for read in reads:
-                try:
-                    read.result = read.method(*read.args)
-                except BaseException as e:  # handed back to its caller
-                    read.error = e
-                _wake_up(read.token, read.event)
-            # the log is copied back into the file when nobody waits (or it has grown
-            # too big): the next transaction then starts it again from its beginning
-            store.maybe_checkpoint(busy=self._wanted)
-            if stopping:
-                return
+    async def _lead(self) -> None:
+        """Write the queue until no write waits (shielded: the callers wait for it)."""
+        self._leading = True
+        self._led = trio.Event()
+        try:
+            with trio.CancelScope(shield=True):
+                # every task that is ready runs first: their writes join this group
+                await trio.lowlevel.checkpoint()
+                async with self._connection:
+                    while self._wanted:
+                        self._wanted = False
+                        if self.store.log_too_big():
+                            await trio.to_thread.run_sync(self._checkpoint)
+                        batch = list(self._queue)
+                        calls = [(w.method, w.args, w.kwargs) for w in batch]
+                        if self._in_loop:
+                            outcome = self._write_group(calls)
+                        else:  # every transaction synced: the wait is on the disk
+                            outcome = await trio.to_thread.run_sync(self._write_group, calls)
+                        self._settle(batch, *outcome)
+        finally:
+            self._leading = False
+            self._led.set()
 
-    def _write_batch(self, batch: list[_Write]) -> None:
-        """Writer thread: write ``batch`` (the head of the queue) in one transaction."""
-        done, error = self.store.write_group([(w.method, w.args, w.kwargs) for w in batch])
+    async def _try_queue(self) -> None:
+        """Until every write queued now has been tried once more."""
+        self._wanted = True
+        if self._leading:
+            await self._led.wait()  # the leader tries the whole queue before it lets go
+        else:
+            await self._lead()
+
+    def _checkpoint(self) -> None:
+        """Worker thread: the writer's own checkpoint, between its transactions."""
+        self.store.checkpoint()
+        self.forced_checkpoints += 1
+
+    def _write_group(self, calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]],
+                     ) -> tuple[list[tuple[Any, BaseException | None]], StorageWriteError | None]:
+        try:
+            return self.store.write_group(calls)
+        except BaseException:  # a bug here must not stop the writes: said, and on
+            log.exception("the database writer failed on %d writes", len(calls))
+            return [], None
+
+    def _settle(self, batch: list[_Write], done: list[tuple[Any, BaseException | None]],
+                error: StorageWriteError | None) -> None:
+        """After a transaction: what it wrote leaves the queue and every caller wakes."""
         for write, (result, bug) in zip(batch, done):
             write.result, write.error, write.done = result, bug, True
-        dropped: Dropped | None = None
-        with self._wake:
-            for _ in done:
-                self._queue.popleft()
-            self.commits += 1 if done else 0
-            if error is not None and len(self._queue) > self.max_backlog:
-                dropped = self._drop()
-        tokens: dict[trio.lowlevel.TrioToken, list[_Write]] = {}
+            self._queue.popleft()
+        if done:
+            self.commits += 1
+            if self._checkpointer is not None:
+                self._checkpointer.poke()
+        dropped = self._drop() if error is not None and len(self._queue) > self.max_backlog else None
+        self._health(error, dropped)
         for write in batch:
-            if write.token is not None:
-                tokens.setdefault(write.token, []).append(write)
-        if not tokens and self._token is not None:
-            tokens[self._token] = []  # no caller waits (the drop's own writes): health still said
-        for token, writes in tokens.items():
-            try:
-                token.run_sync_soon(self._after_batch, writes, error, dropped)
-            except trio.RunFinishedError:
-                pass  # nobody is waiting any more
+            if write.event is not None:
+                write.event.set()
 
     def _drop(self) -> Dropped:
-        """Writer thread, holding ``_wake``: give up on the queue; tables whose writes go
+        """Give up on the queue; tables whose writes go
         are not written again, and their stale rows are deleted once the file can be."""
         dropped = self.dropped or Dropped()
         tables: set[str] = set()
@@ -227,16 +228,6 @@ class AsyncStore:
         self._queue.append(_Write("reserve_tables", (self._next_table,), {}, None))
         self.dropped = dropped
         return dropped
-
-    # ------------------------------------------------------------------ back in trio
-
-    def _after_batch(self, writes: list[_Write], error: StorageWriteError | None,
-                     dropped: Dropped | None) -> None:
-        """Trio thread: the group's callers wake; a change of health is said once."""
-        self._health(error, dropped)
-        for write in writes:
-            if write.event is not None:
-                write.event.set()
 
     def _health(self, error: StorageWriteError | None, dropped: Dropped | None) -> None:
         was = self.failing
@@ -271,10 +262,8 @@ class AsyncStore:
     # ------------------------------------------------------------------ plumbing
 
     def _hand_in(self, write: _Write) -> None:
-        with self._wake:
-            self._queue.append(write)
-            self._wanted = True
-            self._wake.notify()
+        self._queue.append(write)
+        self._wanted = True
 
     async def _write(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> Any:
         if table is not None and table in self.lost_tables and method not in _WHOLE:
@@ -284,42 +273,36 @@ class AsyncStore:
             return _UNSET
         write = _Write(method, args, kwargs, table)
         write.event = trio.Event()
-        write.token = self._token = trio.lowlevel.current_trio_token()
         self._hand_in(write)
-        await write.event.wait()
+        if self._leading:
+            await write.event.wait()
+        else:
+            await self._lead()
         if write.error is not None:
             raise write.error
         return write.result if write.done else _UNSET
 
     async def read(self, method: Callable[..., _T], *args: Any) -> _T:
-        """Run a read (``store.games``, ``store.open_tables``, ...) in the writer thread,
-        beside the writes (answered even while they fail)."""
-        read = _Read(method, args)
-        with self._wake:
-            self._reads.append(read)
-            self._wake.notify()
-        await read.event.wait()
-        if read.error is not None:
-            raise read.error
-        result: _T = read.result
-        return result
+        """Run a read (``store.games``, ``store.open_tables``, ...) in a worker thread,
+        between the transactions (answered even while they fail)."""
+        async with self._connection:
+            return await trio.to_thread.run_sync(method, *args)
 
     async def retry(self) -> StorageWriteError | None:
         """Try the queued writes again; return the error if storage still fails."""
         if self._queue:
-            with self._wake:
-                self._wanted = True
-            await self.read(lambda: None)  # answered once the writer has tried the queue
+            await self._try_queue()
         return self.failing
 
     async def aclose(self) -> None:
         """Write what can be written and close the store."""
-        with self._wake:
-            self._stopping = True
-            self._wanted = True
-            self._wake.notify()
-        await trio.to_thread.run_sync(self._thread.join)
-        await trio.to_thread.run_sync(self.store.close)
+        if self._queue or self._leading:
+            await self._try_queue()
+        self._stopping = True
+        async with self._connection:
+            if self._checkpointer is not None:
+                await trio.to_thread.run_sync(self._checkpointer.stop)
+            await trio.to_thread.run_sync(self.store.close)
 
     async def open_tables(self) -> list[StoredTable]:
         """What a restarted server brings back (``Store.open_tables``)."""
@@ -332,12 +315,7 @@ class AsyncStore:
         saved with the next transaction)."""
         number = self._next_table
         self._next_table += 1
-        write = _Write("reserve_tables", (self._next_table,), {}, None)
-        try:
-            write.token = self._token = trio.lowlevel.current_trio_token()
-        except RuntimeError:
-            pass  # outside trio: written with the next transaction, nobody told
-        self._hand_in(write)
+        self._hand_in(_Write("reserve_tables", (self._next_table,), {}, None))
         return f"t{number}"
 
     async def append(self, table_id: str, *facts: Fact) -> StorageWriteError | None:
@@ -393,9 +371,3 @@ class AsyncStore:
         await self._write("close_table", table_id, table_id)
         return self.failing
 
-
-def _wake_up(token: trio.lowlevel.TrioToken, event: trio.Event) -> None:
-    try:
-        token.run_sync_soon(event.set)
-    except trio.RunFinishedError:
-        pass

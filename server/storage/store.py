@@ -21,10 +21,11 @@ readable by the server's user only (0600; a folder it creates, 0700): they
 hold every hand and every commit.
 
 ``write_group`` writes many calls in one transaction (``AsyncStore``'s group
-commit). The writer's connection never checkpoints inside a commit;
-``maybe_checkpoint`` copies the log back into the file between transactions,
-so that the next one starts the log again from its beginning and the log file
-is cut back to ``WAL_LIMIT`` bytes.
+commit). The writer's connection never checkpoints inside a commit: a
+``Checkpointer`` copies the log back into the file beside the writes, and the
+writer calls ``checkpoint`` between its transactions once the log has grown past
+``WAL_LIMIT`` (``log_too_big``), so that the next one starts the log again from
+its beginning and the log file is cut back to ``WAL_LIMIT`` bytes.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import errno
 import json
 import os
 import sqlite3
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Sequence
@@ -105,10 +107,6 @@ class Store:
 
     #: bytes the write-ahead log file is cut back to when the log starts again
     WAL_LIMIT = 4 * 1024 * 1024
-    #: seconds between checkpoints (made at the first quiet moment after it) ...
-    CHECKPOINT_INTERVAL = 0.5
-    #: ... or after this long even while writes wait
-    FORCE_AFTER = 2.0
 
     def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: LockFile | None,
                  problem: StorageWriteError | None = None) -> None:
@@ -119,8 +117,7 @@ class Store:
         self._seqs: dict[str, int] = {}
         self._grouping = False  # inside write_group: one transaction for many calls
         self._fact_rows: list[tuple[str, int, str, str, float]] = []  # facts not yet inserted
-        self._dirty = False  # written since the last checkpoint
-        self._checkpointed = time.monotonic()
+        self.durability = "normal"
 
     def __repr__(self) -> str:
         return f"Store.open({str(self.path) if self.path else MEMORY!r})"
@@ -255,6 +252,7 @@ class Store:
 
     def _setup(self, durability: str = "normal") -> None:
         db = self._db
+        self.durability = durability
         db.execute("PRAGMA busy_timeout = 5000")
         db.execute("PRAGMA foreign_keys = ON")
         version = self._version()
@@ -264,7 +262,7 @@ class Store:
         if db.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
             db.execute("PRAGMA journal_mode = WAL")
         db.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
-        # never a checkpoint inside a commit (maybe_checkpoint does them between
+        # never a checkpoint inside a commit (a Checkpointer and the writer do them between
         # transactions); a log started again is cut back to WAL_LIMIT bytes
         db.execute("PRAGMA wal_autocheckpoint = 0")
         db.execute(f"PRAGMA journal_size_limit = {self.WAL_LIMIT}")
@@ -309,42 +307,33 @@ class Store:
 
     # ------------------------------------------------------------------ checkpoints
 
-    def checkpoint_wait(self) -> float | None:
-        """Seconds until a checkpoint is due (None: nothing to copy back)."""
-        if not self._dirty or self.path is None:
-            return None
-        return max(0.0, self._checkpointed + self.CHECKPOINT_INTERVAL - time.monotonic())
-
-    def maybe_checkpoint(self, *, busy: bool) -> bool:
-        """Between transactions: copy the log back into the file if a checkpoint is due
-        and nobody waits (``busy`` False), or at once if the log has grown past
-        ``WAL_LIMIT``, or if ``FORCE_AFTER`` seconds went by without a quiet moment.
-        Whether one was made."""
-        wait = self.checkpoint_wait()
-        if wait is None:
+    def log_too_big(self) -> bool:
+        """Whether the write-ahead log has grown past ``WAL_LIMIT`` since it last started
+        again (the file is cut back to ``WAL_LIMIT`` then): time for ``checkpoint``."""
+        if self.path is None:
             return False
         try:
-            # the log file is cut back to WAL_LIMIT when it starts again: past it, the
-            # log has grown by that much since
-            grown = os.stat(self._wal_path()).st_size > self.WAL_LIMIT
+            return os.stat(self._wal_path()).st_size > self.WAL_LIMIT
         except OSError:
-            grown = False
-        if not grown and (wait > 0 or (
-                busy and time.monotonic() - self._checkpointed < self.FORCE_AFTER)):
             return False
-        return self.checkpoint()
 
     def checkpoint(self) -> bool:
         """Copy the write-ahead log back into the database file (PASSIVE: never waits for
         a reader). Made by the only writer between its transactions, it copies all of
-        the log, and the next transaction starts the log again from its beginning."""
-        self._checkpointed = time.monotonic()
+        the log, and the next transaction starts the log again from its beginning.
+        Whether the whole log was copied."""
         try:
             busy, frames, copied = self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         except sqlite3.Error:
             return False  # the next one tries again; a failing disk is the writes' to report
-        self._dirty = bool(busy) or copied < frames
-        return True
+        return not busy and copied >= frames
+
+    def checkpointer(self) -> Checkpointer | None:
+        """A ``Checkpointer`` on a connection of its own (None for a database in memory
+        or one that cannot be written)."""
+        if self.path is None or self.problem is not None:
+            return None
+        return Checkpointer(self._connect(self.path, "rw"))
 
     def _wal_path(self) -> Path:
         assert self.path is not None
@@ -376,7 +365,6 @@ class Store:
         try:
             result = work(db)
             db.execute("COMMIT")
-            self._dirty = True
         except BaseException as e:
             try:
                 db.execute("ROLLBACK")
@@ -661,6 +649,62 @@ class Store:
             "FROM game_players p JOIN games g ON g.id = p.game_id "
             "GROUP BY p.name ORDER BY count(*) DESC, p.name").fetchall()
         return [PlayerStats(*row) for row in rows]
+
+
+class Checkpointer:
+    """Copies the write-ahead log back into the database file beside the writes, on a
+    connection and a thread of its own (PASSIVE: it never stops a writer or a reader).
+
+    ``poke()`` after each write; at most every ``INTERVAL`` seconds the thread copies
+    what the log holds. The log starts again from its beginning at the first write
+    after a checkpoint that copied all of it; while writes keep coming that may not
+    happen, and the writer then checkpoints itself (``Store.log_too_big``): with
+    this thread's copying done already, that one has little left to copy."""
+
+    INTERVAL = 0.25
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._db = conn
+        self._db.execute("PRAGMA busy_timeout = 0")
+        self._wake = threading.Condition()
+        self._written = False
+        self._stopping = False
+        #: checkpoints made, for tests and benchmarks
+        self.made = 0
+        self._thread = threading.Thread(target=self._run, name="nimmt-store-checkpointer",
+                                        daemon=True)
+        self._thread.start()
+
+    def poke(self) -> None:
+        """Something was written (no wait: the thread copies it within ``INTERVAL``)."""
+        if not self._written:
+            with self._wake:
+                self._written = True
+                self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._written and not self._stopping:
+                    self._wake.wait()
+                if self._stopping:
+                    break
+                self._written = False
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                self.made += 1
+            except sqlite3.Error:
+                pass  # busy (the writer checkpoints) or failing: the next one tries again
+            with self._wake:
+                self._wake.wait_for(lambda: self._stopping, self.INTERVAL)
+        self._db.close()
+
+    def stop(self) -> None:
+        """Stop the thread and close its connection (waits for a checkpoint under way)."""
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        self._thread.join()
 
 
 def _plain(e: sqlite3.Error) -> str:
