@@ -180,8 +180,13 @@ class AsyncStore:
             await self._lead()
 
     def _checkpoint(self) -> None:
-        """Worker thread: the writer's own checkpoint, between its transactions."""
-        self.store.checkpoint()
+        """Worker thread: the writer's own checkpoint, between its transactions (after
+        the checkpointer's, if one is under way: two at once, one would fail busy)."""
+        if self._checkpointer is None:
+            self.store.checkpoint()
+        else:
+            with self._checkpointer.lock:
+                self.store.checkpoint()
         self.forced_checkpoints += 1
 
     def _write_group(self, calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]],

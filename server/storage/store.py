@@ -669,6 +669,8 @@ class Checkpointer:
         self._wake = threading.Condition()
         self._written = False
         self._stopping = False
+        #: held while a checkpoint is made: the writer's own waits for this thread's
+        self.lock = threading.Lock()
         #: checkpoints made, for tests and benchmarks
         self.made = 0
         self._thread = threading.Thread(target=self._run, name="nimmt-store-checkpointer",
@@ -691,10 +693,11 @@ class Checkpointer:
                     break
                 self._written = False
             try:
-                self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                with self.lock:
+                    self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 self.made += 1
             except sqlite3.Error:
-                pass  # busy (the writer checkpoints) or failing: the next one tries again
+                pass  # failing: the next one tries again
             with self._wake:
                 self._wake.wait_for(lambda: self._stopping, self.INTERVAL)
         self._db.close()
