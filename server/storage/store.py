@@ -364,8 +364,10 @@ class Store:
             raise _write_error(self.path, e) from None
         try:
             result = work(db)
+            self._insert_facts()
             db.execute("COMMIT")
         except BaseException as e:
+            self._fact_rows.clear()
             try:
                 db.execute("ROLLBACK")
             except sqlite3.Error:
@@ -389,12 +391,9 @@ class Store:
         def run_all(db: sqlite3.Connection) -> list[Any]:
             self._grouping = True
             try:
-                results = [getattr(self, method)(*args, **kwargs) for method, args, kwargs in calls]
-                self._insert_facts()
-                return results
+                return [getattr(self, method)(*args, **kwargs) for method, args, kwargs in calls]
             finally:
                 self._grouping = False
-                self._fact_rows.clear()
 
         try:
             return [(result, None) for result in self._write(run_all)], None
@@ -520,15 +519,9 @@ class Store:
                 seq += 1
                 rows.append((table_id, seq, fact.kind, _dumps(fact.payload), now))
                 stored.append(Fact(fact.kind, fact.payload, seq, now))
-            if not self._grouping:
-                self._insert_facts()
             return tuple(stored)
 
-        try:
-            stored = self._write(add, adds_facts=True)
-        finally:
-            if not self._grouping:
-                self._fact_rows.clear()
+        stored = self._write(add, adds_facts=True)
         if stored:
             self._seqs[table_id] = stored[-1].seq or 0
         return stored
