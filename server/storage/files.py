@@ -104,26 +104,21 @@ class Made:
                 pass
 
 
-def make_folders(db: Path) -> list[Path]:
-    """Create the database's missing folders, readable by this user only; the ones made."""
+def make_folders(db: Path, made: Made) -> None:
+    """Create the database's missing folders, readable by this user only; each one
+    made is noted in ``made`` (removed again by ``made.remove`` if opening fails)."""
     missing = []
     folder = db.parent
     while not folder.exists():
         missing.append(folder)
         folder = folder.parent
-    made: list[Path] = []
-    try:
-        for folder in reversed(missing):
+    for folder in reversed(missing):
+        try:
             folder.mkdir(mode=0o700)
-            made.append(folder)
-    except OSError as e:
-        for folder in reversed(made):
-            try:
-                folder.rmdir()
-            except OSError:
-                pass
-        raise DatabaseUnreadable(db, f"cannot create the folder {db.parent}: {e.strerror or e}") from None
-    return made
+        except OSError as e:
+            raise DatabaseUnreadable(
+                db, f"cannot create the folder {db.parent}: {e.strerror or e}") from None
+        made.folders.append(folder)
 
 
 def create_private(db: Path) -> None:

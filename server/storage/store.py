@@ -155,8 +155,7 @@ class Store:
         made = Made()  # what this call created: removed again if the file cannot be opened
         lock: LockFile | None = None
         try:
-            if not db.parent.exists():
-                made.folders = make_folders(db)
+            make_folders(db, made)
             lock = LockFile(db)
             made.lock = lock.created
             if not db.exists():
