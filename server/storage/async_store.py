@@ -301,9 +301,9 @@ class AsyncStore:
 
     async def aclose(self) -> None:
         """Write what can be written and close the store."""
+        self._stopping = True  # later writes are refused (said in the log)
         if self._queue or self._leading:
             await self._try_queue()
-        self._stopping = True
         async with self._connection:
             if self._checkpointer is not None:
                 await trio.to_thread.run_sync(self._checkpointer.stop)
