@@ -24,7 +24,9 @@ from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
+from ..leaderboard import PAGE_ROWS
 from .history import HistoryView
+from .ladder import SEARCH_IDS, LadderView
 from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
@@ -164,6 +166,8 @@ class Controller:
                 if "Press w" in hint and (m.table is not None or self.plan.spectator):
                     hint = ""  # w watches from the lobby; a spectator only watches
                 self.status(f"{msg.message or code_words(msg.code)}. {hint}".strip(), "error")
+        elif isinstance(msg, P.LeaderboardPage):
+            self._ladder_page(msg)
         elif isinstance(msg, P.TableList):
             self._clamp_lobby()
             if not self._plan_done and self.plan.solo:
@@ -174,6 +178,7 @@ class Controller:
             self.status(f"Welcome back: you are at table {msg.table.table_id} again ({where}).",
                         "ok")
         elif isinstance(msg, P.Seated):
+            self.ui.ladder = None  # (the lobby's screens close at a table)
             if self._creating is not None:  # the table we asked for
                 self._fill_level, self._creating = self._creating, None
             if self.plan.solo and msg.table.status == "waiting":
@@ -282,6 +287,9 @@ class Controller:
             ui.help_scroll = max(0, ui.help_scroll + delta)  # the screen clamps it
         elif ui.history is not None:
             ui.history.move(delta)
+        elif ui.ladder is not None:
+            ui.ladder.move(delta, self.model.leaderboard)
+            self._ladder_more()
         elif self.replay is not None:
             self.replay.round_step(delta)
             self._replayed()
@@ -309,6 +317,8 @@ class Controller:
         if ui.history is not None:
             self.replay_chosen()
             return
+        if ui.ladder is not None:
+            return  # (Enter would join the table under it)
         if ui.form is not None:
             self.create_table()
             return
@@ -415,7 +425,11 @@ class Controller:
             self.send(P.Watch(table_id=t.table_id))
 
     def refresh(self) -> None:
-        self.send(P.ListTables())
+        """r: the tables again (the leaderboard, when it is open)."""
+        if self.ui.ladder is not None:
+            self.open_ladder()
+        else:
+            self.send(P.ListTables())
 
     def open_form(self) -> None:
         if self._too_small():
@@ -618,15 +632,60 @@ class Controller:
             self.ui.help_open = False
         elif self.ui.history is not None:
             self.ui.history = None
+        elif self.ui.ladder is not None:
+            self.ui.ladder = None
         elif self.ui.sheet_open:
             self.ui.sheet_open = self.ui.sheet_auto = False
         else:
             return False
         return True
 
+    # ------------------------------------------------------------------ leaderboard
+    def open_ladder(self) -> None:
+        """R in the lobby: the leaderboard, asked for afresh (every rated game changes
+        it); r asks again, Esc closes."""
+        if self.model.table is not None:
+            self.status("The leaderboard opens from the lobby (L leaves the table).", "info")
+            return
+        self.ui.history = None
+        cursor = self.ui.ladder.cursor if self.ui.ladder is not None else 0
+        self.ui.ladder = LadderView(cursor=cursor)
+        self.model.leaderboard.clear()
+        self.send(P.Leaderboard(limit=PAGE_ROWS))
+
+    def find_me(self) -> None:
+        """m on the leaderboard: the cursor goes to your row (asked for by name)."""
+        view, name = self.ui.ladder, self.model.my_name
+        if view is None or name is None:
+            return
+        view.finding = next(SEARCH_IDS)
+        self.send(P.Leaderboard(limit=PAGE_ROWS, name=name, id=view.finding))
+
+    def _ladder_page(self, page: P.LeaderboardPage) -> None:
+        view = self.ui.ladder
+        if view is None:
+            return
+        if page.re is not None and page.re == view.finding:
+            view.finding = None
+            if page.found is None:
+                self.status(f"{self.model.my_name} has no rating here yet: play at a rated "
+                            "table with your claimed name (nimmt-client --claim).", "info")
+            else:
+                view.cursor = page.found - 1
+        view.move(0, self.model.leaderboard)  # (fewer rows than before: the cursor stays in)
+        self._ladder_more()
+
+    def _ladder_more(self) -> None:
+        """Ask for the rows the leaderboard is about to show and does not have."""
+        view = self.ui.ladder
+        offset = view.wanted(self.model.leaderboard) if view is not None else None
+        if offset is not None:
+            self.send(P.Leaderboard(limit=PAGE_ROWS, offset=offset))
+
     # ------------------------------------------------------------------ history
     def open_history(self) -> None:
         """H in the lobby: the finished games of the database, newest first."""
+        self.ui.ladder = None
         view = HistoryView(self.plan.history_db)
         self.ui.history = view
         task = asyncio.get_running_loop().create_task(self._load_history(view))
