@@ -16,15 +16,7 @@ from .examples import COMMITMENT, EXAMPLES, SEED
 from .fields import Kind
 from .framing import encode_frame
 from .states import TABLE, ConnState, Role
-from .structs import (
-    LeaderboardRow,
-    Limits,
-    Pending,
-    Place,
-    SeatInfo,
-    TableInfo,
-    TableOptions,
-)
+from .structs import LeaderboardRow, Limits, Pending, Place, SeatInfo, TableInfo, TableOptions
 
 __all__ = ["render_messages", "render_structs", "render_states", "render_all", "hexdump",
            "session", "session_script", "SESSION_ROWS", "SESSION_HANDS",

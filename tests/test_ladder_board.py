@@ -25,14 +25,7 @@ from nimmt.server.ratings import Ladder
 from nimmt.server.storage import AsyncStore, Store
 from nimmt.server.storage.ladder import RatingChange, ladder_rows, save_ratings
 from nimmt.server.app import Server
-from server_helpers import (
-    Player,
-    ScriptClient,
-    make_config,
-    play_all,
-    seat_players,
-    serve_memory,
-)
+from server_helpers import Player, ScriptClient, make_config, play_all, seat_players, serve_memory
 
 KEY = "annkey-" + "a" * 30
 RATED = P.TableOptions(seats=2, rounds=1, step_delay=0, rated=True)
