@@ -157,7 +157,7 @@ class Connection:
         allowed in the current state, or too large for a frame.
         """
         new = self._send.get(msg.TYPE)
-        if msg.SINCE > self.version:
+        if self.version < PROTOCOL_VERSION and msg.SINCE > self.version:
             raise LocalProtocolError(
                 ErrorCode.UNEXPECTED_MESSAGE, f"{msg.TYPE!r} is not in protocol "
                 f"{self.version} (it came in protocol {msg.SINCE})", "type")
