@@ -24,9 +24,8 @@ from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
-from ..leaderboard import PAGE_ROWS
 from .history import HistoryView
-from .ladder import SEARCH_IDS, LadderView
+from .ladder_keys import LadderKeys
 from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
@@ -54,8 +53,9 @@ class StartPlan:
     history_db: str | None = None  # the history screen's database (None: the default)
 
 
-class Controller:
-    """Key actions and message handling for the terminal UI."""
+class Controller(LadderKeys):
+    """Key actions and message handling for the terminal UI (the leaderboard's:
+    :class:`~nimmt.client.tui.ladder_keys.LadderKeys`)."""
 
     def __init__(self, model: TableModel, conn: Sender, *, plan: StartPlan | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -639,48 +639,6 @@ class Controller:
         else:
             return False
         return True
-
-    # ------------------------------------------------------------------ leaderboard
-    def open_ladder(self) -> None:
-        """R in the lobby: the leaderboard, asked for afresh (every rated game changes
-        it); r asks again, Esc closes."""
-        if self.model.table is not None:
-            self.status("The leaderboard opens from the lobby (L leaves the table).", "info")
-            return
-        self.ui.history = None
-        cursor = self.ui.ladder.cursor if self.ui.ladder is not None else 0
-        self.ui.ladder = LadderView(cursor=cursor)
-        self.model.leaderboard.clear()
-        self.send(P.Leaderboard(limit=PAGE_ROWS))
-
-    def find_me(self) -> None:
-        """m on the leaderboard: the cursor goes to your row (asked for by name)."""
-        view, name = self.ui.ladder, self.model.my_name
-        if view is None or name is None:
-            return
-        view.finding = next(SEARCH_IDS)
-        self.send(P.Leaderboard(limit=PAGE_ROWS, name=name, id=view.finding))
-
-    def _ladder_page(self, page: P.LeaderboardPage) -> None:
-        view = self.ui.ladder
-        if view is None:
-            return
-        if page.re is not None and page.re == view.finding:
-            view.finding = None
-            if page.found is None:
-                self.status(f"{self.model.my_name} has no rating here yet: play at a rated "
-                            "table with your claimed name (nimmt-client --claim).", "info")
-            else:
-                view.cursor = page.found - 1
-        view.move(0, self.model.leaderboard)  # (fewer rows than before: the cursor stays in)
-        self._ladder_more()
-
-    def _ladder_more(self) -> None:
-        """Ask for the rows the leaderboard is about to show and does not have."""
-        view = self.ui.ladder
-        offset = view.wanted(self.model.leaderboard) if view is not None else None
-        if offset is not None:
-            self.send(P.Leaderboard(limit=PAGE_ROWS, offset=offset))
 
     # ------------------------------------------------------------------ history
     def open_history(self) -> None:
