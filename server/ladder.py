@@ -5,15 +5,18 @@ keeps them in the database (``storage.ladder``) when there is one, and in memory
 (what the lobby shows is always read from memory: a ``leaderboard`` request or a
 table's seats cost no database read).
 
-The leaderboard (``rank_board``): best conservative rating first (``ordinal``,
-rounded to 2 decimals; then more games, then the name). A row's trend is the
-change of that rating over the name's last ``TREND_GAMES`` rated games, or since
-its first one (the model's starting rating, 0) if it has played fewer."""
+The leaderboard (``board_key``): best conservative rating first (``ordinal``,
+rounded to 2 decimals; then more games, then the name): the lobby keeps it sorted
+as games are rated (a request never sorts), ``nimmt-replay --ladder`` sorts it
+once (``rank_board``). A row's trend is the change of that rating over the name's
+last ``TREND_GAMES`` rated games, or since its first one (the model's starting
+rating, 0) if it has played fewer."""
 
 from __future__ import annotations
 
 import logging
 import time
+from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -34,7 +37,8 @@ from .storage.ladder import (
     save_ratings,
 )
 
-__all__ = ["LadderDesk", "BoardRow", "TREND_GAMES", "rated_names", "rank_board", "is_bot"]
+__all__ = ["LadderDesk", "BoardRow", "TREND_GAMES", "rated_names", "rank_board", "board_key",
+           "trend_of", "is_bot"]
 
 #: a row's trend is the rating's change over this many of the name's last rated games
 TREND_GAMES: Final = 5
@@ -64,17 +68,25 @@ def is_bot(name: str, kind: str | None) -> bool:
     return name.startswith("bot:") or kind in ("bot", "builtin")
 
 
+def board_key(name: str, rating: float, games: int) -> tuple[float, int, str]:
+    """Where a name stands: higher rating (as shown) first, then more games, then
+    the name."""
+    return (-round(rating, 2), -games, name)
+
+
+def trend_of(rating: float, before: float | None) -> float:
+    """The trend shown: the change since ``before`` (None: since the start)."""
+    return round(rating - (START if before is None else before), 2)
+
+
 def rank_board(entries: Iterable[tuple[str, float, float, float, int, float | None, bool]]
                ) -> list[BoardRow]:
     """The leaderboard, best first, from ``(name, mu, sigma, rating (ordinal), games,
     the rating TREND_GAMES games ago or None: since its first, bot)``."""
-    rows = []
-    for name, mu, sigma, rating, games, before, bot in entries:
-        trend = rating - (START if before is None else before)
-        rows.append((round(rating, 2), games, name, round(trend, 2), bot, mu, sigma))
-    rows.sort(key=lambda r: (-r[0], -r[1], r[2]))
-    return [BoardRow(rank, name, rating, games, trend, bot, mu, sigma)
-            for rank, (rating, games, name, trend, bot, mu, sigma) in enumerate(rows, 1)]
+    rows = sorted(entries, key=lambda e: board_key(e[0], e[3], e[4]))
+    return [BoardRow(rank, name, round(rating, 2), games, trend_of(rating, before), bot,
+                     mu, sigma)
+            for rank, (name, mu, sigma, rating, games, before, bot) in enumerate(rows, 1)]
 
 
 def rated_names(names: Sequence[str], kinds: Sequence[str], strategies: Sequence[str | None],
@@ -108,8 +120,11 @@ class LadderDesk:
         #: name_key(rated name) -> (rating as shown, games): what the tables show beside
         #: their seats (shared with them, updated in place)
         self.seat_ratings: dict[str, tuple[float, int]] = {}
-        self._board: list[BoardRow] | None = None  # the leaderboard, until a game is rated
-        self._ranks: dict[str, int] = {}  # name_key -> index in _board
+        #: the leaderboard: every rated name's ``board_key``, best first (kept sorted
+        #: as games are rated: a page or a search never sorts)
+        self._order: list[tuple[float, int, str]] = []
+        self._keys: dict[str, tuple[float, int, str]] = {}  # rated name -> its key
+        self._names: dict[str, str] = {}  # name_key -> the rated name
         self._ordinals: dict[str, float] = {}  # rated name -> its rating (unrounded)
 
     async def load(self, store: AsyncStore) -> None:
@@ -165,39 +180,49 @@ class LadderDesk:
 
     # ------------------------------------------------------------------ the leaderboard
     def _rated_changed(self, names: Iterable[str]) -> None:
-        """The ratings of ``names`` changed: the seats show the new ones, and the board
-        is made again when next asked for."""
-        self._board = None
+        """The ratings of ``names`` changed: the seats show the new ones, and each
+        name moves to its new place on the board."""
+        order = self._order
         for name in names:
             rating = self.ladder.get(name)
             shown = self._ordinals[name] = rating.ordinal
             self.seat_ratings[name_key(name)] = (round(shown, 2), rating.games)
+            old = self._keys.get(name)
+            if old is not None:
+                del order[bisect_left(order, old)]
+            key = self._keys[name] = board_key(name, shown, rating.games)
+            insort(order, key)
+            self._names[name_key(name)] = name
+
+    def row(self, rank: int) -> BoardRow:
+        """The leaderboard's line at ``rank`` (1 .. the number of rated names)."""
+        _, _, name = self._order[rank - 1]
+        r = self.ladder.ratings[name]
+        rating = self._ordinals[name]
+        past = self.recent.get(name)
+        before = past[0] if past is not None and len(past) > TREND_GAMES else None
+        return BoardRow(rank, name, round(rating, 2), r.games, trend_of(rating, before),
+                        is_bot(name, self.kinds.get(name)), r.mu, r.sigma)
 
     def board(self) -> list[BoardRow]:
-        """The leaderboard now (made once after each rated game)."""
-        if self._board is None:
-            recent, kinds, ordinals = self.recent, self.kinds, self._ordinals
-            entries = []
-            for name, r in self.ladder.ratings.items():
-                past = recent.get(name)
-                before = past[0] if past is not None and len(past) > TREND_GAMES else None
-                entries.append((name, r.mu, r.sigma, ordinals[name], r.games, before,
-                                is_bot(name, kinds.get(name))))
-            self._board = rank_board(entries)
-            self._ranks = {name_key(row.name): i for i, row in enumerate(self._board)}
-        return self._board
+        """The whole leaderboard, best first."""
+        return [self.row(rank) for rank in range(1, len(self._order) + 1)]
 
     def page(self, msg: P.Leaderboard) -> P.LeaderboardPage:
-        """The answer to a ``leaderboard`` request."""
-        board = self.board()
+        """The answer to a ``leaderboard`` request (the rows it shows, however many
+        names are rated)."""
+        order = self._order
         offset, found = msg.offset, None
         if msg.name is not None:
-            index = self._ranks.get(name_key(msg.name))
-            if index is not None:
+            name = self._names.get(name_key(msg.name))
+            if name is not None:
+                index = bisect_left(order, self._keys[name])
                 found = index + 1
                 offset = index - index % msg.limit
-        rows = tuple(P.LeaderboardRow(rank=r.rank, name=r.name, rating=r.rating,
-                                      games=r.games, trend=r.trend, bot=r.bot)
-                     for r in board[offset:offset + msg.limit])
-        return P.LeaderboardPage(rows=rows, offset=offset, total=len(board),
+        rows = []
+        for rank in range(offset + 1, min(offset + msg.limit, len(order)) + 1):
+            r = self.row(rank)
+            rows.append(P.LeaderboardRow(rank=rank, name=r.name, rating=r.rating,
+                                         games=r.games, trend=r.trend, bot=r.bot))
+        return P.LeaderboardPage(rows=tuple(rows), offset=offset, total=len(order),
                                  trend_games=TREND_GAMES, found=found, re=msg.id)
