@@ -8,6 +8,7 @@ after a restart, read in two queries however many names there are."""
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from nimmt import protocol as P
 from nimmt.protocol import CLIENT, SERVER, Connection, LocalProtocolError, RemoteProtocolError
 from nimmt.protocol.examples import LIMITS
 from nimmt.server.claims import new_key
-from nimmt.server.ladder import TREND_GAMES, LadderDesk
+from nimmt.server.ladder import TREND_GAMES, LadderDesk, rank_board
 from nimmt.server.ladder_command import leaderboard
 from nimmt.server.ratings import Ladder
 from nimmt.server.storage import AsyncStore, Store
@@ -210,6 +211,28 @@ async def test_a_bot_client_is_marked_a_bot_on_the_board_also_after_a_restart(
                 ("Ann", 1, False), ("Robo", 1, True)}, run
             nursery.cancel_scope.cancel()
         await store.aclose()
+
+
+async def test_the_board_kept_sorted_game_by_game_is_the_one_sorted_from_scratch() -> None:
+    desk = LadderDesk()
+    names = [f"p{i}" for i in range(30)]
+    for name in names:
+        desk.claims.check(name, new_key(), 0.0)
+    rng = random.Random(7)
+    for _ in range(300):
+        seated = rng.sample(names, rng.randint(2, 6))
+        places = sorted(rng.randint(1, len(seated)) for _ in seated)  # ties too
+        await desk.game_finished(seated, places, ["human"] * len(seated),
+                                 [None] * len(seated), None)
+    fresh = rank_board(
+        (n, r.mu, r.sigma, r.ordinal, r.games,
+         desk.recent[n][0] if len(desk.recent[n]) > TREND_GAMES else None, False)
+        for n, r in desk.ladder.ratings.items())
+    assert desk.board() == fresh
+    for row in fresh:
+        page = desk.page(P.Leaderboard(limit=7, name=row.name.upper()))
+        assert page.found == row.rank and page.offset == (row.rank - 1) // 7 * 7
+        assert row.name in [r.name for r in page.rows]
 
 
 def test_ladder_rows_reads_any_number_of_names_in_two_queries(tmp_path: Path) -> None:
