@@ -56,6 +56,10 @@ def test_r_opens_the_leaderboard_afresh_and_shows_rank_name_rating_games_trend()
         await h.feed(P.TableList(tables=(lobby,)))
         listed = text_of(render.lobby_panel(h.c, 100))
         assert "Ann (14.3), Bob" in listed  # the claimed player's rating; none for Bob
+        assert "rated" not in listed  # a casual table
+        await h.feed(P.TableUpdated(table=dataclasses.replace(
+            lobby, options=dataclasses.replace(lobby.options, rated=True))))
+        assert " rated, 66 pts · Ann (14.3), Bob" in text_of(render.lobby_panel(h.c, 100))
         for width in (100, 80):  # the key line keeps it at 80 columns too
             assert re.search(r"\bR\s+ranks\b", text_of(render.keys_line(h.c, width)))
 
@@ -139,6 +143,7 @@ def test_at_the_table_a_rated_seat_shows_its_rating_beside_the_name() -> None:
         await h.feed(P.Seated(table=info, seat=0))
         panel = text_of(render.players_panel(h.c, 36))
         assert "Ann   14.3" in panel and "Bart… -1.6" in panel and "Cat    3.0" in panel
+        assert "rated · 66 pts" in text_of(render.title_bar(h.c, 100))
         seats = h.model.seats
         assert (seats[1].rating, seats[1].games) == (-1.6, 4)
         await h.keys("L")

@@ -276,9 +276,9 @@ def lobby_panel(c: Controller, width: int = 200) -> Frags:
     for i, t in enumerate(m.tables):
         taken = sum(s is not None for s in t.seats)
         o = t.options
-        variants = [name for name, on in (("tactic", o.tactic_deck), ("draft", o.draft),
-                                          ("pro", o.professional), ("countdown", o.countdown))
-                    if on]
+        variants = [name for name, on in (("rated", o.rated), ("tactic", o.tactic_deck),
+                                          ("draft", o.draft), ("pro", o.professional),
+                                          ("countdown", o.countdown)) if on]
         end = f"{o.point_limit} pts" if o.point_limit else ""
         if o.rounds:
             end += (" or " if end else "") + f"{o.rounds} rounds"
