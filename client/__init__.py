@@ -5,7 +5,8 @@
 * :mod:`.model`: :class:`TableModel`, everything a screen or a bot needs to know,
   rebuilt from the messages (I/O-free), built on :mod:`.model_state` (what it
   holds) and :mod:`.model_game` (the game's messages); :mod:`.records`: the
-  values it shows (log lines, steps, results, seats);
+  values it shows (log lines, steps, results, seats); :mod:`.leaderboard`: the
+  leaderboard's pages as they came;
 * :mod:`.decisions`: :class:`Decision` (what you must decide, and the message
   that answers it);
 * :mod:`.tui`: the prompt_toolkit screen (imported on demand); :mod:`.cli`: the

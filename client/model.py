@@ -17,6 +17,7 @@ Public attributes (all rows are *wire* rows 0..3; people see them as 1..4):
                    :attr:`decision` meanwhile — decide again after it, since an
                    answer sent as the link died may have been lost
 ``tables``         lobby: the tables, newest first (list of ``TableInfo``)
+``leaderboard``    the :class:`~nimmt.client.leaderboard.Leaderboard` pages received
 ``table``          the ``TableInfo`` of your table, or ``None`` in the lobby
 ``seat``           your seat (0..9) or ``None`` (lobby, or watching)
 ``watching``       true when you watch ``table`` as a spectator
@@ -103,6 +104,7 @@ class TableModel(GameMessages):
                 strategy=s.strategy if s else None, me=i == self.seat,
                 host=self.table.host == i, committed=i in self.committed,
                 deciding=pending is not None and pending.seat == i,
+                rating=s.rating if s else None, games=s.games if s else 0,
             ))
         return out
 
@@ -312,6 +314,9 @@ class TableModel(GameMessages):
         if old.host != new.host and new.host is not None:
             self._say(f"{w.subject(new.host)} {w.verb(new.host, 'is', 'are')} the host now.",
                       "info")
+
+    def _on_leaderboard_page(self, m: P.LeaderboardPage) -> None:
+        self.leaderboard.apply(m)
 
     def _on_table_closed(self, m: P.TableClosed) -> None:
         self.tables = [t for t in self.tables if t.table_id != m.table_id]

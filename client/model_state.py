@@ -18,6 +18,7 @@ from nimmt import protocol as P
 from nimmt.protocol import TableInfo, TableOptions
 
 from .decisions import Decision, Pending
+from .leaderboard import Leaderboard
 from .records import GameResult, LogLine, Notice, RoundResult, Step
 from .words import Words
 
@@ -45,6 +46,7 @@ class TableState:
         self.online = True
         self.resyncing = False
         self.tables: list[TableInfo] = []
+        self.leaderboard = Leaderboard()
         self.log: list[LogLine] = []
         self.last_error: P.Error | None = None
         self.goodbye: P.Goodbye | None = None

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import secrets
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -62,6 +63,7 @@ __all__ = [
     "HandshakeFailed",
     "ConnectionLost",
     "SendFailed",
+    "JOIN_ENTROPY_BYTES",
     "ClientConnection",
     "connect",
     "format_address",
@@ -74,6 +76,8 @@ log = logging.getLogger("nimmt.client")
 DEFAULT_PORT: Final = 6066
 #: What the client says it is in ``hello.software``.
 SOFTWARE: Final = "nimmt-client 0.1"
+#: Random bytes each ``join`` adds to the deals (``join.entropy``).
+JOIN_ENTROPY_BYTES: Final = 16
 _READ_SIZE: Final = 65536
 #: Waits between reconnection attempts (the last one repeats).
 _BACKOFF: Final = (0.0, 0.25, 0.5, 1.0, 2.0)
@@ -189,6 +193,10 @@ class ClientConnection:
                  key: str | None = None) -> None:
         self.host = host
         self.key = key  # the name's secret key (claims it; required once claimed)
+        #: every ``join`` carries 16 random bytes of ``entropy`` (unless it has its own):
+        #: the deals of the table's next game then depend on them (docs/PROTOCOL.md,
+        #: "Verifiable deals"); False sends none
+        self.entropy = True
         self.port = port
         self.name = name
         self.kind = kind
@@ -428,6 +436,9 @@ class ClientConnection:
         message (e.g. a ``commit`` after ``game_over`` arrived) or if there is no
         link at the moment.
         """
+        if isinstance(msg, P.Join) and msg.entropy is None and self.entropy \
+                and self._conn is not None and self._conn.version >= 2:
+            msg = dataclasses.replace(msg, entropy=secrets.token_hex(JOIN_ENTROPY_BYTES))
         rid: int | None = msg.id
         if rid is None and not isinstance(msg, Pong | Goodbye | P.Hello):
             rid = self._next_id

@@ -70,6 +70,8 @@ class SeatView:
     host: bool
     committed: bool
     deciding: bool  # the table waits for this seat's row/tie/draft decision
+    rating: float | None = None  # a claimed name's (or a built-in level's) rating
+    games: int = 0  # the rated games behind it
 
     @property
     def empty(self) -> bool:

@@ -136,9 +136,11 @@ def rules_words(o: TableOptions) -> list[str]:
     ['pro', 'tactic', '66 pts']
     >>> rules_words(TableOptions(draft=True, point_limit=None, rounds=3))
     ['draft', '3 rounds']
+    >>> rules_words(TableOptions(rated=True))
+    ['rated', '66 pts']
     """
-    out = [word for word, on in (("pro", o.professional), ("tactic", o.tactic_deck),
-                                 ("draft", o.draft)) if on]
+    out = [word for word, on in (("rated", o.rated), ("pro", o.professional),
+                                 ("tactic", o.tactic_deck), ("draft", o.draft)) if on]
     if o.point_limit:
         out.append(f"{o.point_limit} pts")
     if o.rounds:

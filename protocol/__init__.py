@@ -71,6 +71,8 @@ from .messages_session import (
     Goodbye,
     Hello,
     Join,
+    Leaderboard,
+    LeaderboardPage,
     Leave,
     Left,
     ListTables,
@@ -89,9 +91,11 @@ from .messages_session import (
 from .states import TRANSITIONS, ConnState, Role, transition
 from .structs import (
     DEFAULT_MAX_FRAME_SIZE,
+    MAX_LEADERBOARD_ROWS,
     MAX_TABLES_LISTED,
     PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
+    LeaderboardRow,
     Limits,
     Pending,
     Place,
@@ -125,4 +129,6 @@ __all__ = [
     "Placed", "RowTaken", "RowChoiceNeeded", "RowChoiceRequest", "TieChoiceNeeded",
     "TieChoiceRequest", "DeadlineWarning", "RoundScored", "GameOver", "Snapshot", "Commit",
     "ChooseRow", "ChooseTie", "DraftPick", "Pause", "Resume", "ClockPaused", "MAX_PAUSE",
+    # ratings (version 2)
+    "Leaderboard", "LeaderboardPage", "LeaderboardRow", "MAX_LEADERBOARD_ROWS",
 ]

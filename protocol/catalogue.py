@@ -16,7 +16,7 @@ from .examples import COMMITMENT, EXAMPLES, SEED
 from .fields import Kind
 from .framing import encode_frame
 from .states import TABLE, ConnState, Role
-from .structs import Limits, Pending, Place, SeatInfo, TableInfo, TableOptions
+from .structs import LeaderboardRow, Limits, Pending, Place, SeatInfo, TableInfo, TableOptions
 
 __all__ = ["render_messages", "render_structs", "render_states", "render_all", "hexdump",
            "session", "session_script", "SESSION_ROWS", "SESSION_HANDS",
@@ -30,6 +30,7 @@ ORDER: dict[str, tuple[str, ...]] = {
         "list_tables", "table_list", "table_updated", "table_closed", "create_table", "join",
         "watch", "leave", "add_bot", "remove_bot", "start", "seated", "watching", "left",
     ),
+    "Ratings (version 2)": ("leaderboard", "leaderboard_page"),
     "Game events (to every seat and spectator of the table)": (
         "round_started", "draft_opened", "draft_pick_needed", "draft_picked", "rows_dealt",
         "turn_started", "seat_committed", "revealed", "placed", "row_taken",
@@ -43,7 +44,8 @@ ORDER: dict[str, tuple[str, ...]] = {
     "The clock of a solo game": ("pause", "resume", "clock_paused"),
 }
 
-STRUCTS: tuple[type[Struct], ...] = (Place, TableOptions, SeatInfo, TableInfo, Limits, Pending)
+STRUCTS: tuple[type[Struct], ...] = (Place, TableOptions, SeatInfo, TableInfo, LeaderboardRow,
+                                     Limits, Pending)
 
 
 def _fmt_default(v: Any) -> str:
@@ -106,7 +108,8 @@ def render_messages() -> str:
             cls = REGISTRY[tag]
             done.add(tag)
             doc = (cls.__doc__ or "").strip().splitlines()[0]
-            lines += [f"#### `{tag}`", "", f"*{_direction(cls)}* — {doc}", ""]
+            since = f" **Version {cls.SINCE} only.**" if cls.SINCE > 1 else ""
+            lines += [f"#### `{tag}`", "", f"*{_direction(cls)}* — {doc}{since}", ""]
             lines += [f"Accepted: {_states_for(tag)}.", ""]
             if cls._FIELDS:
                 lines += _rows(cls, envelope=True)

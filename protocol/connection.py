@@ -120,8 +120,14 @@ class Connection:
                     )
                     raise self._error
                 self._last_seq = seq
-            if self.version < PROTOCOL_VERSION and msg._NEWER:
-                self._refuse_newer(msg, body)
+            if self.version < PROTOCOL_VERSION:
+                if msg.SINCE > self.version:
+                    raise RemoteProtocolError(
+                        ErrorCode.UNKNOWN_TYPE, f"unknown message type {msg.TYPE!r} "
+                        f"(protocol {self.version} has no such message)", "type",
+                        request=msg.TYPE, re=msg.id)
+                if msg._NEWER:
+                    self._refuse_newer(msg, body)
             new = self._recv.get(msg.TYPE)
             if new is None:
                 raise RemoteProtocolError(
@@ -151,6 +157,10 @@ class Connection:
         allowed in the current state, or too large for a frame.
         """
         new = self._send.get(msg.TYPE)
+        if self.version < PROTOCOL_VERSION and msg.SINCE > self.version:
+            raise LocalProtocolError(
+                ErrorCode.UNEXPECTED_MESSAGE, f"{msg.TYPE!r} is not in protocol "
+                f"{self.version} (it came in protocol {msg.SINCE})", "type")
         if new is None:
             role = self.our_role
             if role not in msg.SENDERS:

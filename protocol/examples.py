@@ -51,6 +51,8 @@ from .messages_session import (
     Goodbye,
     Hello,
     Join,
+    Leaderboard,
+    LeaderboardPage,
     Leave,
     Left,
     ListTables,
@@ -68,6 +70,7 @@ from .messages_session import (
 )
 from .structs import (
     PROTOCOL_VERSION,
+    LeaderboardRow,
     Limits,
     Pending,
     Place,
@@ -99,7 +102,8 @@ TABLE: Final = TableInfo(
     name="Friday night",
     options=OPTIONS,
     seats=(
-        SeatInfo(name="Alice", kind="human", connected=True, total=12, penalties=3),
+        SeatInfo(name="Alice", kind="human", connected=True, total=12, penalties=3,
+                 claimed=True, rating=14.27, games=31),
         SeatInfo(name="Bot 1", kind="bot", connected=True, total=20, penalties=0,
                  strategy="heuristic"),
         SeatInfo(name="Bob", kind="human", connected=False, total=7, penalties=5),
@@ -158,6 +162,13 @@ _LIST: Final[tuple[Message, ...]] = (
     Seated(table=TABLE, seat=0, seq=3, re=3),
     Watching(table=TABLE, seq=3),
     Left(table_id="kqzd7", reason="left", seq=40),
+    # ratings (version 2)
+    Leaderboard(limit=3, name="Alice", id=8),
+    LeaderboardPage(rows=(
+        LeaderboardRow(rank=4, name="deepnimmt", rating=15.02, games=112, trend=0.85, bot=True),
+        LeaderboardRow(rank=5, name="Alice", rating=14.27, games=31, trend=-1.1, bot=False),
+        LeaderboardRow(rank=6, name="bot:hard", rating=13.9, games=240, trend=0.12, bot=True),
+    ), offset=3, total=17, trend_games=5, found=5, seq=41, re=8),
     # game events
     RoundStarted(round=1, commitment=COMMITMENT, seq=10),
     DraftOpened(round=1, pool=tuple(range(1, 45)), first_picker=1, seq=11),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .base import F, Message, message
+from .base import MAX_SAFE_INT, F, Message, message
 from .errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from .fields import Bool, Ident, Int, IntList, ListOf, Nested, OneOf, Optional, Text
 from .states import Role
@@ -13,10 +13,12 @@ from .structs import (
     CLAIM_KEY,
     CODE,
     ENTROPY,
+    MAX_LEADERBOARD_ROWS,
     MAX_TABLES_LISTED,
     MESSAGE_TEXT,
     NAME,
     NONCE,
+    RATED_NAME,
     SEAT,
     SOFTWARE,
     STRATEGY,
@@ -24,6 +26,7 @@ from .structs import (
     TABLE_ID,
     TABLE_NAME,
     TOKEN,
+    LeaderboardRow,
     Limits,
     TableInfo,
     TableOptions,
@@ -52,6 +55,8 @@ __all__ = [
     "Left",
     "TableUpdated",
     "TableClosed",
+    "Leaderboard",
+    "LeaderboardPage",
 ]
 
 C: Final = Role.CLIENT
@@ -297,3 +302,33 @@ class Left(Message):
 
     table_id: str = F(TABLE_ID, "the table")
     reason: str = F(CODE, "left (you asked), kicked, or table_closed")
+
+
+# --- ratings (version 2) ---------------------------------------------------------
+
+
+@message("leaderboard", C, since=2)
+class Leaderboard(Message):
+    """Ask for a page of the leaderboard (answered with leaderboard_page)."""
+
+    limit: int = F(Int(1, MAX_LEADERBOARD_ROWS), f"rows wanted, 1..{MAX_LEADERBOARD_ROWS}",
+                   default=20)
+    offset: int = F(Int(0, MAX_SAFE_INT), "rows skipped from the top (0: from the best)",
+                    default=0)
+    name: str | None = F(Optional(RATED_NAME), "a name to find (any case): the page is the "
+                         "one holding it, and offset is ignored; nil: the page at offset",
+                         default=None)
+
+
+@message("leaderboard_page", S, since=2)
+class LeaderboardPage(Message):
+    """A page of the leaderboard, best first (see Ratings)."""
+
+    rows: tuple[LeaderboardRow, ...] = F(
+        ListOf(Nested(LeaderboardRow, "map LeaderboardRow"), 0, MAX_LEADERBOARD_ROWS),
+        "the rows, by rank")
+    offset: int = F(Int(0, MAX_SAFE_INT), "rows above the first one (its rank is offset + 1)")
+    total: int = F(Int(0, MAX_SAFE_INT), "rated names in all")
+    trend_games: int = F(Int(1, 1000), "the rated games each row's trend spans")
+    found: int | None = F(Optional(Int(1, MAX_SAFE_INT)), "the rank of the name asked for, "
+                          "nil if none was asked for or it has no rating", default=None)

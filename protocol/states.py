@@ -76,9 +76,10 @@ H, HS, LO, SE, WA, PL, CL = (
 SAME: Final = None
 
 #: Accepted in every welcomed state (lobby, seated, watching, playing).
-CLIENT_ANYTIME: Final = frozenset({"ping", "pong", "chat", "list_tables"})
+CLIENT_ANYTIME: Final = frozenset({"ping", "pong", "chat", "list_tables", "leaderboard"})
 SERVER_ANYTIME: Final = frozenset(
-    {"ping", "pong", "error", "chat_message", "table_list", "table_updated", "table_closed"}
+    {"ping", "pong", "error", "chat_message", "table_list", "table_updated", "table_closed",
+     "leaderboard_page"}
 )
 #: Game events every seat and every spectator of the table receives.
 PUBLIC_GAME: Final = frozenset(

@@ -26,10 +26,12 @@ __all__ = [
     "CLAIM_KEY",
     "DEFAULT_MAX_FRAME_SIZE",
     "MAX_TABLES_LISTED",
+    "MAX_LEADERBOARD_ROWS",
     "Place",
     "TableOptions",
     "SeatInfo",
     "TableInfo",
+    "LeaderboardRow",
     "Limits",
     "Pending",
 ]
@@ -42,6 +44,8 @@ SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1, 2)
 DEFAULT_MAX_FRAME_SIZE: Final = 64 * 1024
 #: ``table_list`` holds at most this many tables.
 MAX_TABLES_LISTED: Final = 20
+#: ``leaderboard_page`` holds at most this many rows.
+MAX_LEADERBOARD_ROWS: Final = 100
 
 # --- shared kinds --------------------------------------------------------------
 SEAT: Final = Int(0, 9)
@@ -77,6 +81,11 @@ PER_SEAT_PENALTIES: Final = IntList(0, 10_000, 2, 10)
 HASH_HEX: Final = Ident(r"[0-9a-f]{64}", 64, "64 lowercase hex digits (32 bytes)")
 #: a seat's contribution: 1..32 bytes as lowercase hex (the request; the reveal allows 0)
 ENTROPY: Final = Ident(r"(?:[0-9a-f]{2}){1,32}", 64, "2..64 lowercase hex digits (1..32 bytes)")
+#: a rating as shown: the conservative ordinal (docs/PROTOCOL.md, "Ratings"), and its change
+RATING: Final = Float(-10_000.0, 10_000.0)
+GAMES: Final = Int(0, MAX_SAFE_INT)
+#: a rated name: a player's, or a built-in bot's level (``bot:easy``)
+RATED_NAME: Final = Text(1, 40)
 CONTRIBUTION: Final = Ident(r"(?:[0-9a-f]{2}){0,32}", 64,
                             "0..64 lowercase hex digits (0..32 bytes)")
 
@@ -149,6 +158,11 @@ class SeatInfo(Struct):
                              default=None)
     claimed: bool = F(Bool, "the player's name is claimed with a key (see Claimed names)",
                       default=False, since=2)
+    rating: float | None = F(Optional(RATING), "the rating (conservative, see Ratings) of the "
+                             "claimed name, or of a built-in bot's level; nil if it has "
+                             "played no rated game", default=None, since=2)
+    games: int = F(GAMES, "the rated games behind ``rating`` (0 when nil)", default=0,
+                   since=2)
 
 
 @struct
@@ -172,6 +186,23 @@ class TableInfo(Struct):
     def _cross(self) -> None:
         if len(self.seats) != self.options.seats:
             raise _bad(ErrorCode.OUT_OF_RANGE, "there must be one entry per seat", "seats")
+
+
+@struct
+class LeaderboardRow(Struct):
+    """One line of the leaderboard (``leaderboard_page``)."""
+
+    rank: int = F(Int(1, MAX_SAFE_INT), "1 for the best rating; equal ratings share no rank "
+                  "(more games first, then the name)")
+    name: str = F(RATED_NAME, "the claimed name, or a built-in bot's level: bot:easy, "
+                  "bot:normal, bot:hard")
+    rating: float = F(RATING, "the conservative rating (mu - 3 sigma, see Ratings), "
+                      "rounded to 2 decimals")
+    games: int = F(GAMES, "rated games played")
+    trend: float = F(RATING, "the rating's change over the name's last trend_games rated "
+                     "games (since its first if it has fewer), rounded to 2 decimals")
+    bot: bool = F(Bool, "a bot: a built-in bot's level, or a name whose last rated game "
+                  "was played by a bot client")
 
 
 @struct

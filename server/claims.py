@@ -72,6 +72,11 @@ class ClaimBook:
     def is_claimed(self, name: str) -> bool:
         return name_key(name) in self._claims
 
+    def claimed_name(self, name: str) -> str:
+        """``name`` as it was claimed (it is used in any case), or as it is if unclaimed."""
+        claim = self._claims.get(name_key(name))
+        return name if claim is None else claim.name
+
     def check(self, name: str, key: str | None, now: float, in_use: bool = False) -> Verdict:
         """The verdict on a ``hello`` for ``name`` with ``key`` (None: none sent).
         ``in_use``: an unclaimed session goes by the name now (it cannot be claimed

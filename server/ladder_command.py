@@ -2,7 +2,8 @@
 
 One line per rated name, best first: rank, name, rating (the conservative
 ordinal, ``mu - 3 sigma``, see ``ratings.py``), rated games, and the trend: the
-change of the rating over the name's last ``TREND_GAMES`` rated games."""
+change of the rating over the name's last ``TREND_GAMES`` rated games (the same
+board the lobby answers ``leaderboard`` with: ``ladder.rank_board``)."""
 
 from __future__ import annotations
 
@@ -11,36 +12,26 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from .ladder import TREND_GAMES, is_bot, rank_board
 from .ratings import ordinal
 from .storage import Store
 from .storage.ladder import LadderRow, ladder_rows
 
 __all__ = ["TREND_GAMES", "leaderboard", "ladder_lines", "ladder_json"]
 
-#: the trend is the rating's change over this many of a name's last rated games
-TREND_GAMES = 5
-
 
 def leaderboard(store: Store) -> list[dict[str, Any]]:
-    """The leaderboard, best first: rank, name, rating, games, trend, mu, sigma.
+    """The leaderboard, best first: rank, name, rating, games, trend, bot, mu, sigma.
     A database from before the ladder (schema < 3) has an empty one."""
     try:
         rows: list[LadderRow] = store.ladder_read(lambda db: ladder_rows(db, TREND_GAMES))
     except sqlite3.OperationalError:  # no ladder tables: a read-only older database
         rows = []
-    out = []
-    for row in rows:
-        rating = ordinal(row.mu, row.sigma)
-        if row.before is None:  # fewer rated games than TREND_GAMES: since the start
-            start = ordinal(25.0, 25.0 / 3)
-        else:
-            start = ordinal(*row.before)
-        out.append({"name": row.name, "rating": round(rating, 2), "games": row.games,
-                    "trend": round(rating - start, 2), "mu": row.mu, "sigma": row.sigma})
-    out.sort(key=lambda r: (-r["rating"], -r["games"], r["name"]))
-    for rank, r in enumerate(out, 1):
-        r["rank"] = rank
-    return [{"rank": r.pop("rank"), **r} for r in out]
+    board = rank_board((r.name, r.mu, r.sigma, ordinal(r.mu, r.sigma), r.games,
+                        None if r.before is None else ordinal(*r.before), is_bot(r.name, r.kind))
+                       for r in rows)
+    return [{"rank": r.rank, "name": r.name, "rating": r.rating, "games": r.games,
+             "trend": r.trend, "bot": r.bot, "mu": r.mu, "sigma": r.sigma} for r in board]
 
 
 def ladder_lines(board: Sequence[dict[str, Any]]) -> list[str]:

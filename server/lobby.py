@@ -165,13 +165,14 @@ class Lobby:
                      f", {watchers} spectator{'' if watchers == 1 else 's'}" if watchers else "")
         return restored
 
-    async def rate_game(self, table: Table, done: Any, game_id: int | None) -> None:
+    async def rate_game(self, table: Table, done: Any, game_id: int | None) -> bool:
         """A game of the rated ``table`` ended (``done``: its ``Finished``): rate it
-        (and save the ratings before its players hear the game is over)."""
+        (and save the ratings before its players hear the game is over); whether
+        any rating changed."""
         record = done.record
         result = record.result
         if result is None or result.places is None:  # pragma: no cover - a finished game has them
-            return
+            return False
         n = record.options.players
         seats = table.seats
         strategies = [s.strategy if s is not None else None for s in seats[:n]]
@@ -180,6 +181,7 @@ class Lobby:
         for c in changes:
             log.info("table=%s rated: %s now %.2f (%d games)", table.id, c.name,
                      ordinal(c.mu, c.sigma), c.games)
+        return bool(changes)
 
     def storage_health(self, error: StorageWriteError | None) -> None:
         """The database stopped (``error``) or started again (None) taking writes: every
@@ -438,6 +440,8 @@ class Lobby:
                     session.table.request(session, msg)
             case P.Chat():
                 self._chat(session, msg)
+            case P.Leaderboard():  # from memory: costs no database read
+                client.send(self.ladder.page(msg))
             case P.ListTables():
                 # newest first (the dict keeps creation order)
                 tables = [t for t in reversed(self.tables.values()) if not t.closed]

@@ -19,7 +19,7 @@ import logging
 import random
 import secrets
 from collections import deque
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 from nimmt import protocol as P
@@ -64,6 +64,8 @@ class MatchState:
         self.dealer: Dealer | None = dealer
         self.max_spectators = max_spectators  # a watch past it: table_full
         self.claimed_names: Container[str] = ()  # casefolded; the lobby's (claims.py)
+        # casefolded rated name -> (rating, games): the lobby's (ladder.py), shown at the seats
+        self.seat_ratings: Mapping[str, tuple[float, int]] = {}
         self.spectator_grace = spectator_grace  # a spectator away this long is removed
         self.max_deferred = max_deferred  # a member's requests waiting for the steps
         self.room = Room(settings.seats)
@@ -123,7 +125,8 @@ class MatchState:
                 penalties = None
         status = "over" if self.status == "closed" else self.status
         return P.TableInfo(table_id=self.id, name=self.name, options=self.options,
-                           seats=self.room.seat_infos(totals, penalties, self.claimed_names),
+                           seats=self.room.seat_infos(totals, penalties, self.claimed_names,
+                                                      self.seat_ratings),
                            host=self.room.host,
                            status=status, spectators=self.room.spectators(),
                            commitment=self.commitment)

@@ -5,11 +5,13 @@ Plain data and the questions the match asks about it; no game, no time.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from nimmt import protocol as P
+
+from .ratings import bot_name
 
 __all__ = ["Member", "SeatState", "Room", "NAME_MAX"]
 
@@ -128,13 +130,24 @@ class Room:
         return sum(1 for m in self.members.values() if m.seat is None)
 
     def seat_infos(self, totals: tuple[int, ...] | None, penalties: tuple[int, ...] | None,
-                   claimed: Container[str] = ()) -> tuple[P.SeatInfo | None, ...]:
-        """``claimed``: the claimed names, casefolded (a player's seat is marked)."""
+                   claimed: Container[str] = (),
+                   ratings: Mapping[str, tuple[float, int]] | None = None,
+                   ) -> tuple[P.SeatInfo | None, ...]:
+        """``claimed``: the claimed names, casefolded (a player's seat is marked);
+        ``ratings``: casefolded rated name -> (rating, games) (ladder.py), shown for a
+        claimed player and a built-in bot's level."""
         seats: list[P.SeatInfo | None] = []
         for i, seat in enumerate(self.seats):
             if seat is None:
                 seats.append(None)
                 continue
+            is_claimed = not seat.builtin and seat.name.casefold() in claimed
+            rated = None
+            if ratings:
+                if seat.builtin:
+                    rated = ratings.get(bot_name(seat.strategy or "heuristic"))
+                elif is_claimed:
+                    rated = ratings.get(seat.name.casefold())
             seats.append(P.SeatInfo(
                 name=seat.name, kind=self.seat_kind(seat), connected=self.seat_connected(seat),
                 total=totals[i] if totals else 0,
@@ -142,7 +155,9 @@ class Room:
                 # a spec with parameters (nimmt-server --bot-level search:ms=50) is
                 # shown by its strategy's name: the wire allows no ":"
                 strategy=seat.strategy.partition(":")[0] if seat.strategy else None,
-                claimed=not seat.builtin and seat.name.casefold() in claimed,
+                claimed=is_claimed,
+                rating=rated[0] if rated is not None else None,
+                games=rated[1] if rated is not None else 0,
             ))
         return tuple(seats)
 

@@ -104,6 +104,7 @@ class Table:
         self.match.max_spectators = max_spectators
         self.match.spectator_grace = spectator_grace
         self.match.claimed_names = lobby.ladder.claims.names
+        self.match.seat_ratings = lobby.ladder.seat_ratings
         self._game_id: int | None = None  # the database's id of the last game kept
         self.store = lobby.store
         self._stored = match is not None  # its row is in the database already
@@ -394,9 +395,11 @@ class Table:
                                   or effects.closed is not None or effects.started
                                   or watch or unwatch):
             await self._persist(effects, watch, unwatch)
-        if effects.finished is not None and self.match.settings.rated:
-            await self.lobby.rate_game(self, effects.finished, self._game_id)
+        rerated = (effects.finished is not None and self.match.settings.rated
+                   and await self.lobby.rate_game(self, effects.finished, self._game_id))
         self._deliver(effects)
+        if rerated:  # the table_updated just delivered was made before the new ratings
+            self.notify_all(P.TableUpdated(table=self.info()))
         if store is not None and effects.entered and store.failing is not None:
             # the database was failing before they came: they are told too
             notice = storage_notice(store.failing)

@@ -8,6 +8,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from ..cards import MAX_ROW, row_bullheads
 from ..decisions import DRAFT, ROW, TIE
+from ..leaderboard import rating_text
 from .controller import Controller
 from .frags import PLAYER_WIDTH, Frags, card_chip, flow, frags_width, slot
 
@@ -304,7 +305,7 @@ def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
         return [("class:dim", f"  {s.index + 1:>2} (empty seat)")]
     style = "class:seat.me" if s.me else ("class:seat.away" if not s.connected else "")
     out: Frags = [("class:seat.me", "▶ " if s.me else "  ")]
-    out.append((style, f"{(s.name or '')[:10]:<10}"))
+    out.extend(_name_cell(s.name or "", s.rating, style))
     tag = ("★" if s.host else " ") + ("⚙" if s.kind == "bot" else " ")
     out.append(("class:seat.tag", tag))
     played = cards.get(s.index)
@@ -327,3 +328,15 @@ def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
     elif m.phase == "commit":
         out.append(("class:dim", " …"))
     return out
+
+
+def _name_cell(name: str, rating: float | None, style: str, width: int = 10) -> Frags:
+    """The name in ``width`` columns; a rated player's rating beside it (the name is
+    cut to make room: "Bartho… 14.3")."""
+    if rating is None:
+        return [(style, f"{name[:width]:<{width}}")]
+    shown = rating_text(rating)
+    room = max(1, width - len(shown) - 1)
+    if len(name) > room:
+        name = name[:room - 1] + "…"
+    return [(style, name), ("class:dim", f"{' ' * (width - len(name) - len(shown))}{shown}")]

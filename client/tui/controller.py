@@ -25,6 +25,7 @@ from ..model import TableModel
 from ..net import ClientError
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
 from .history import HistoryView
+from .ladder_keys import LadderKeys
 from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
@@ -52,8 +53,9 @@ class StartPlan:
     history_db: str | None = None  # the history screen's database (None: the default)
 
 
-class Controller:
-    """Key actions and message handling for the terminal UI."""
+class Controller(LadderKeys):
+    """Key actions and message handling for the terminal UI (the leaderboard's:
+    :class:`~nimmt.client.tui.ladder_keys.LadderKeys`)."""
 
     def __init__(self, model: TableModel, conn: Sender, *, plan: StartPlan | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -164,6 +166,8 @@ class Controller:
                 if "Press w" in hint and (m.table is not None or self.plan.spectator):
                     hint = ""  # w watches from the lobby; a spectator only watches
                 self.status(f"{msg.message or code_words(msg.code)}. {hint}".strip(), "error")
+        elif isinstance(msg, P.LeaderboardPage):
+            self._ladder_page(msg)
         elif isinstance(msg, P.TableList):
             self._clamp_lobby()
             if not self._plan_done and self.plan.solo:
@@ -174,6 +178,7 @@ class Controller:
             self.status(f"Welcome back: you are at table {msg.table.table_id} again ({where}).",
                         "ok")
         elif isinstance(msg, P.Seated):
+            self.ui.ladder = None  # (the lobby's screens close at a table)
             if self._creating is not None:  # the table we asked for
                 self._fill_level, self._creating = self._creating, None
             if self.plan.solo and msg.table.status == "waiting":
@@ -282,6 +287,9 @@ class Controller:
             ui.help_scroll = max(0, ui.help_scroll + delta)  # the screen clamps it
         elif ui.history is not None:
             ui.history.move(delta)
+        elif ui.ladder is not None:
+            ui.ladder.move(delta, self.model.leaderboard)
+            self._ladder_more()
         elif self.replay is not None:
             self.replay.round_step(delta)
             self._replayed()
@@ -309,6 +317,8 @@ class Controller:
         if ui.history is not None:
             self.replay_chosen()
             return
+        if ui.ladder is not None:
+            return  # (Enter would join the table under it)
         if ui.form is not None:
             self.create_table()
             return
@@ -415,7 +425,11 @@ class Controller:
             self.send(P.Watch(table_id=t.table_id))
 
     def refresh(self) -> None:
-        self.send(P.ListTables())
+        """r: the tables again (the leaderboard, when it is open)."""
+        if self.ui.ladder is not None:
+            self.open_ladder()
+        else:
+            self.send(P.ListTables())
 
     def open_form(self) -> None:
         if self._too_small():
@@ -618,6 +632,8 @@ class Controller:
             self.ui.help_open = False
         elif self.ui.history is not None:
             self.ui.history = None
+        elif self.ui.ladder is not None:
+            self.ui.ladder = None
         elif self.ui.sheet_open:
             self.ui.sheet_open = self.ui.sheet_auto = False
         else:
@@ -627,6 +643,7 @@ class Controller:
     # ------------------------------------------------------------------ history
     def open_history(self) -> None:
         """H in the lobby: the finished games of the database, newest first."""
+        self.ui.ladder = None
         view = HistoryView(self.plan.history_db)
         self.ui.history = view
         task = asyncio.get_running_loop().create_task(self._load_history(view))

@@ -3,8 +3,8 @@
 Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j) move in
 lists, t the score sheet. Table: a add bot, b bot level, x remove bot, s start, L leave.
 Lobby: Enter join, w watch,
-n new table, r refresh. Everywhere: c or / chat, ? help, PgUp/PgDn log, q or Ctrl-C
-quit (in a game: press twice).
+n new table, r refresh, R the leaderboard (m: your row). Everywhere: c or / chat,
+? help, PgUp/PgDn log, q or Ctrl-C quit (in a game: press twice).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     lobby = Condition(lambda: c.model.table is None)
     at_table = ~lobby
     helping = Condition(lambda: ui.help_open)
+    ladder = Condition(lambda: ui.ladder is not None and not ui.help_open)
     replaying = Condition(lambda: c.replay is not None)
 
     def act(*keys: str, filter: Filter | None = None) -> Callable[[Handler], Handler]:
@@ -70,11 +71,11 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
             c.choose_row(n)
 
     # lobby
-    @act("w", filter=lobby & ~form)
+    @act("w", filter=lobby & ~form & ~ladder)
     def _(e: KeyPressEvent) -> None:
         c.watch_selected()
 
-    @act("n", filter=lobby & ~form)
+    @act("n", filter=lobby & ~form & ~ladder)
     def _(e: KeyPressEvent) -> None:
         c.open_form()
 
@@ -85,6 +86,14 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     @act("r", filter=lobby & ~form)
     def _(e: KeyPressEvent) -> None:
         c.refresh()
+
+    @act("R", filter=lobby & ~form)
+    def _(e: KeyPressEvent) -> None:
+        c.open_ladder()
+
+    @act("m", filter=ladder)
+    def _(e: KeyPressEvent) -> None:
+        c.find_me()
 
     # at a table (a replay too): the score sheet
     @act("t", filter=at_table)
@@ -134,6 +143,8 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         if ui.help_open:
             c.vertical(-screen.help_body_height())
+        elif ui.ladder is not None:
+            c.vertical(-ui.ladder.height)
         else:
             c.scroll_log(+5)
 
@@ -141,6 +152,8 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         if ui.help_open:
             c.vertical(+screen.help_body_height())
+        elif ui.ladder is not None:
+            c.vertical(+ui.ladder.height)
         else:
             c.scroll_log(-5)
 

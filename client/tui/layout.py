@@ -42,6 +42,7 @@ from prompt_toolkit.widgets import Frame
 from . import render, sheets
 from .controller import Controller
 from .history import HistoryView
+from .ladder import LadderView
 from .render import MIN_COLUMNS, MIN_LINES, frags_height
 
 __all__ = ["Screen", "build_layout", "WIDE", "LOG_ASIDE"]
@@ -187,7 +188,19 @@ class Screen:
                 title=lambda: self._history_view().title),
             filter=Condition(lambda: c.ui.history is not None and not c.ui.help_open) & fits),
             top=1)
-        self.root = FloatContainer(root, floats=[sheet_float, history_float, help_float])
+        ladder_float = Float(ConditionalContainer(
+            Frame(HSplit([
+                Window(text(self._ladder_lines), wrap_lines=False,
+                       height=lambda: Dimension.exact(self._ladder_height())),
+                Window(text(lambda: [("class:dim", self._ladder_view().foot(
+                    c.model.leaderboard))]), height=1),
+            ], width=lambda: Dimension.exact(self.overlay_width() - 2)),
+                title=lambda: self._ladder_view().title(c.model.leaderboard)),
+            filter=Condition(lambda: c.ui.ladder is not None and not c.ui.help_open
+                             and c.model.table is None) & fits),
+            top=1)
+        self.root = FloatContainer(root, floats=[sheet_float, history_float, ladder_float,
+                                                 help_float])
         self.layout = Layout(self.root, focused_element=self.log_window)
 
     # -- overlays -----------------------------------------------------------------
@@ -201,6 +214,18 @@ class Screen:
     def _history_lines(self) -> StyleAndTextTuples:
         return list(self._history_view().lines(self.overlay_width() - 3,
                                                self._history_height()))
+
+    def _ladder_view(self) -> LadderView:
+        return self.c.ui.ladder or LadderView()  # (only drawn while open)
+
+    def _ladder_height(self) -> int:
+        """The header and a line a row, within the overlay's limit."""
+        total = self.c.model.leaderboard.total
+        return max(1, min(1 + total if total else 1, self.overlay_body_limit()))
+
+    def _ladder_lines(self) -> StyleAndTextTuples:
+        return list(self._ladder_view().lines(self.c.model.leaderboard, self.c.model.my_name,
+                                              self.overlay_width() - 3, self._ladder_height()))
 
     def overlay_width(self) -> int:
         """The help's and the score sheet's width, frame included."""

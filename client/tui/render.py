@@ -18,6 +18,7 @@ from nimmt import protocol as P
 
 from ..cards import MAX_ROW, row_bullheads
 from ..decisions import COMMIT, DRAFT, ROW, TIE
+from ..leaderboard import rating_text
 from ..words import place_text, rules_words
 from .board import players_panel, pool_columns, rows_panel
 from .controller import Controller
@@ -160,8 +161,8 @@ def _waiting_text(c: Controller) -> str:
         return f"Waiting for {who} {what}…"
     if m.table is None:
         if c.plan.spectator:
-            return "Lobby (spectator): ↑/↓ choose a table · Enter watch"
-        return "Lobby: ↑/↓ choose a table · Enter join · n new table"
+            return "Lobby (spectator): ↑/↓ choose a table · Enter watch · R leaderboard"
+        return "Lobby: ↑/↓ choose a table · Enter join · n new table · R leaderboard"
     if m.watching:
         if m.table.status == "waiting" and c.plan.spectator:
             return "You are watching: the game has not started. L: back to the lobby"
@@ -275,9 +276,9 @@ def lobby_panel(c: Controller, width: int = 200) -> Frags:
     for i, t in enumerate(m.tables):
         taken = sum(s is not None for s in t.seats)
         o = t.options
-        variants = [name for name, on in (("tactic", o.tactic_deck), ("draft", o.draft),
-                                          ("pro", o.professional), ("countdown", o.countdown))
-                    if on]
+        variants = [name for name, on in (("rated", o.rated), ("tactic", o.tactic_deck),
+                                          ("draft", o.draft), ("pro", o.professional),
+                                          ("countdown", o.countdown)) if on]
         end = f"{o.point_limit} pts" if o.point_limit else ""
         if o.rounds:
             end += (" or " if end else "") + f"{o.rounds} rounds"
@@ -304,8 +305,10 @@ def lobby_panel(c: Controller, width: int = 200) -> Frags:
 
 
 def _players_text(t: P.TableInfo, room: int) -> str:
-    """" · Bob, Bot 1, Cat" or, in ``room`` columns, " · Bob, Bot 1 +2 more"."""
-    names = [s.name for s in t.seats if s is not None]
+    """" · Bob (14.2), Bot 1, Cat" or, in ``room`` columns, " · Bob (14.2), Bot 1 +2
+    more": a rated player's rating beside the name (claimed names and built-in bots)."""
+    names = [s.name if s.rating is None else f"{s.name} ({rating_text(s.rating)})"
+             for s in t.seats if s is not None]
     for shown in range(len(names), 0, -1):
         more = len(names) - shown
         text = " · " + ", ".join(names[:shown]) + (f" +{more} more" if more else "")
@@ -353,7 +356,7 @@ def status_line(c: Controller, width: int = 200) -> Frags:
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
 _OPTIONAL_KEYS: Final = ("refresh", "history", "leave", "bot level", "remove bot", "watch", "cancel",
-                         "round", "start/end", "scores", "chat")
+                         "round", "start/end", "scores", "chat", "ranks")
 
 
 def keys_line(c: Controller, width: int = 200) -> Frags:
@@ -367,15 +370,18 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
         pairs = (("Enter", "send"), ("Esc", "cancel"))
     elif ui.history is not None:
         pairs = (("↑/↓", "game"), ("Enter", "replay"), ("Esc", "close"), ("q", "quit"))
+    elif ui.ladder is not None and m.table is None:
+        pairs = (("↑/↓", "scroll"), ("m", "your row"), ("r", "refresh"), ("Esc", "close"),
+                 ("q", "quit"))
     elif ui.form is not None:
         pairs = (("↑/↓", "field"), ("←/→", "change"), ("Enter", "create"), ("Esc", "cancel"))
     elif m.table is None and c.plan.spectator:
-        pairs = (("↑/↓", "table"), ("Enter", "watch"), ("r", "refresh"), ("c", "chat"),
-                 ("?", "help"), ("q", "quit"))
+        pairs = (("↑/↓", "table"), ("Enter", "watch"), ("r", "refresh"), ("R", "ranks"),
+                 ("c", "chat"), ("?", "help"), ("q", "quit"))
     elif m.table is None:
         pairs = (("↑/↓", "table"), ("Enter", "join"), ("w", "watch"), ("n", "new table"),
-                 ("r", "refresh"), ("H", "history"), ("c", "chat"), ("?", "help"),
-                 ("q", "quit"))
+                 ("r", "refresh"), ("R", "ranks"), ("H", "history"), ("c", "chat"),
+                 ("?", "help"), ("q", "quit"))
     else:
         d = m.decision
         pairs = []

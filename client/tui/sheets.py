@@ -53,6 +53,8 @@ HELP_KEYS: Final = (
     ("c  /", "chat"),
     ("PgUp/PgDn", "scroll the event log"),
     ("H", "in the lobby: the finished games (--db); Enter replays one"),
+    ("R", "in the lobby: the leaderboard (rank, name, rating, rated games, trend); "
+     "m: your row; r: refresh"),
     ("L", "leave the table"),
     ("q  Ctrl-C", "quit"),
     ("Lobby", "↑/↓ table · Enter join · w watch · n new table · r refresh"),

@@ -10,6 +10,7 @@ from nimmt.protocol import TableOptions
 from ..model_state import UNTIMED
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL
 from .history import HistoryView
+from .ladder import LadderView
 
 __all__ = ["Status", "FormField", "CreateForm", "UiState", "FORM_FIELDS", "POOL_COLUMNS"]
 
@@ -134,4 +135,5 @@ class UiState:
     armed_until: float = 0.0
     log_back: int = 0  # lines scrolled back from the end of the log
     history: HistoryView | None = None  # the lobby's history screen (H), when open
+    ladder: LadderView | None = None  # the lobby's leaderboard screen (R), when open
     pool_columns: int = POOL_COLUMNS  # draft pool cards per line, as last laid out

@@ -8,8 +8,9 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["StoredClaim", "StoredRating", "RatingChange", "LadderRow", "save_claim",
-           "load_claims", "save_ratings", "load_ratings", "ladder_rows"]
+__all__ = ["StoredClaim", "StoredRating", "RatingChange", "LadderRow", "RecentRatings",
+           "save_claim", "load_claims", "save_ratings", "load_ratings", "load_recent",
+           "ladder_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,18 @@ class LadderRow:
     sigma: float
     games: int
     before: tuple[float, float] | None  # (mu, sigma) some games ago, None: no history
+    kind: str | None = None  # who played its last rated game (``RecentRatings.kind``)
+
+
+@dataclass(frozen=True, slots=True)
+class RecentRatings:
+    """A rated name's last ratings, ``(mu, sigma)`` after each of its last rated games
+    (oldest first), and who played the last one: ``"human"``, ``"bot"`` (a client
+    bot), ``"builtin"``, or None (the game was not kept)."""
+
+    name: str
+    history: tuple[tuple[float, float], ...]
+    kind: str | None
 
 
 def save_claim(db: sqlite3.Connection, name_key: str, claim: StoredClaim) -> None:
@@ -75,12 +88,33 @@ def load_ratings(db: sqlite3.Connection) -> list[StoredRating]:
             db.execute("SELECT name, mu, sigma, games FROM ratings ORDER BY name")]
 
 
+def load_recent(db: sqlite3.Connection, games: int) -> dict[str, RecentRatings]:
+    """Each rated name's ratings after its last ``games`` rated games (one query)."""
+    history: dict[str, list[tuple[float, float]]] = {}
+    kinds: dict[str, str | None] = {}
+    for name, mu, sigma, n, kind in db.execute(
+            "SELECT h.name, h.mu, h.sigma, h.n, p.kind FROM ("
+            "  SELECT name, mu, sigma, game_id, ROW_NUMBER() OVER ("
+            "    PARTITION BY name ORDER BY at DESC, rowid DESC) AS n FROM rating_history"
+            ") AS h LEFT JOIN game_players AS p"
+            "  ON h.n = 1 AND p.game_id = h.game_id AND p.name = h.name COLLATE NOCASE"
+            " WHERE h.n <= ? ORDER BY h.name, h.n DESC", (games,)):
+        history.setdefault(name, []).append((mu, sigma))
+        if n == 1:
+            kinds[name] = kind
+    return {name: RecentRatings(name, tuple(past), kinds.get(name))
+            for name, past in history.items()}
+
+
 def ladder_rows(db: sqlite3.Connection, trend_games: int = 5) -> list[LadderRow]:
-    """Every rated name, with its rating ``trend_games`` rated games ago (for a trend)."""
+    """Every rated name, with its rating ``trend_games`` rated games ago (for a trend)
+    and who played its last one: two queries, whatever the number of names."""
+    recent = load_recent(db, trend_games + 1)
     out = []
-    for name, mu, sigma, games in db.execute("SELECT name, mu, sigma, games FROM ratings"):
-        past = db.execute("SELECT mu, sigma FROM rating_history WHERE name = ? "
-                          "ORDER BY at DESC, rowid DESC LIMIT 1 OFFSET ?",
-                          (name, trend_games)).fetchone()
-        out.append(LadderRow(name, mu, sigma, games, None if past is None else tuple(past)))
+    for r in load_ratings(db):
+        past = recent.get(r.name)
+        before = past.history[0] if past is not None and len(past.history) > trend_games \
+            else None
+        out.append(LadderRow(r.name, r.mu, r.sigma, r.games, before,
+                             past.kind if past is not None else None))
     return out
