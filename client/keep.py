@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from .model_state import TableState
 from .records import GameResult, LogLine, RoundResult
-from .sessions import state_dir
+from .sessions import host_part, state_dir, write_private
 
 __all__ = ["TableKeeper", "KEEP_LINES", "RESTART_LINE"]
 
@@ -60,7 +60,7 @@ class TableKeeper:
     def __init__(self, directory: str | os.PathLike[str] | None, host: str, port: int,
                  name: str) -> None:
         self.directory = Path(directory) if directory is not None else state_dir()
-        safe = re.sub(r"[^A-Za-z0-9.-]", "_", host.lower())[:100] or "_"
+        safe = host_part(host)
         # the name made safe for a file name, and a hash of it as typed: "Ann B" and
         # "Ann_B" are two players, and two files
         who = re.sub(r"[^A-Za-z0-9.-]", "_", name)[:32] or "_"
@@ -86,13 +86,7 @@ class TableKeeper:
             "result": [list(r.totals), list(r.places), list(r.winners)] if r else None,
         }
         try:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
+            write_private(self.directory, self.path, json.dumps(data))
             self._saved_version = model.version
         except OSError as exc:
             self.last_error = f"cannot keep the event log in {self.directory}: {exc}"

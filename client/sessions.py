@@ -31,7 +31,7 @@ import re
 import secrets
 from pathlib import Path
 
-__all__ = ["SessionStore", "state_dir", "STATE_DIR_ENV"]
+__all__ = ["SessionStore", "state_dir", "STATE_DIR_ENV", "host_part", "write_private"]
 
 #: Environment variable naming the state directory (tests use it; so may people).
 STATE_DIR_ENV = "NIMMT_STATE_DIR"
@@ -47,9 +47,26 @@ def state_dir() -> Path:
     return base / "nimmt"
 
 
+def host_part(host: str) -> str:
+    """``host`` as a part of a file name (the same for every file kept of a server)."""
+    return re.sub(r"[^A-Za-z0-9.-]", "_", host.lower())[:100] or "_"
+
+
 def _file_name(host: str, port: int) -> str:
-    safe = re.sub(r"[^A-Za-z0-9.-]", "_", host.lower())[:100] or "_"
-    return f"session-{safe}-{port}.json"
+    return f"session-{host_part(host)}-{port}.json"
+
+
+def write_private(directory: Path, target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` atomically, readable by the user only (the folder
+    too: 0700). Raises ``OSError``."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(directory, 0o700)
+    tmp = target.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, target)
 
 
 class SessionStore:
@@ -83,15 +100,8 @@ class SessionStore:
     def save(self, host: str, port: int, name: str, token: str) -> None:
         """Write the token (atomically, readable by the user only)."""
         try:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(self.directory, 0o700)
-            target = self.path(host, port)
-            tmp = target.with_suffix(".tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"server": f"{host}:{port}", "name": name, "token": token}, f)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, target)
+            write_private(self.directory, self.path(host, port),
+                          json.dumps({"server": f"{host}:{port}", "name": name, "token": token}))
         except OSError as exc:
             self.last_error = f"cannot save the session in {self.directory}: {exc}"
 

@@ -141,9 +141,11 @@ def test_the_log_sheet_and_ranking_come_back_in_the_next_run(tmp_path) -> None:
     feed(m, P.ChatMessage(name="Bob", seat=1, text="good luck"))
     scored(m, 1, (1, 6, 0, 0), (1, 6, 0, 0))
     feed(m, P.GameOver(totals=(1, 6, 0, 0), places=(3, 4, 1, 1), winners=(2, 3)))
+    tmp_path.chmod(0o755)  # a state folder another program made readable to all
     keeper = TableKeeper(tmp_path, "box", 6066, "Ann")
     keeper.save(m)
     assert keeper.path.stat().st_mode & 0o777 == 0o600
+    assert tmp_path.stat().st_mode & 0o777 == 0o700  # as the session tokens' folder
 
     again = TableModel(Clock())
     assert TableKeeper(tmp_path, "box", 6066, "Ann").restore(again)
