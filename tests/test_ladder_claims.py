@@ -5,11 +5,17 @@ claimed names."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+from pathlib import Path
+
 import trio
+import trio.testing
 
 from nimmt import protocol as P
 from nimmt.server import start_server
 from nimmt.server.claims import ClaimBook
+from nimmt.server.storage import AsyncStore
 from server_helpers import ScriptClient, make_config
 
 KEY = "k" * 40
@@ -62,6 +68,45 @@ async def test_a_claimed_name_is_refused_without_its_key_and_marked_in_the_lobby
         for client in (ann, bob):
             await client.aclose()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_client_is_welcomed_as_claimed_only_once_its_claim_is_on_disk(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    """Before, the welcome went out first and the claim was written after it: a
+    ``kill -9`` in between lost a claim its client had been told of."""
+    path = tmp_path / "nimmt.db"
+    store = await AsyncStore.open(str(path))
+    busy, release = threading.Event(), threading.Event()
+
+    def slow_read() -> None:  # holds the database while Ann claims her name
+        busy.set()
+        release.wait()
+
+    def claims_on_disk() -> list[str]:
+        with sqlite3.connect(path) as db:
+            return [row[0] for row in db.execute("SELECT name FROM claims")]
+
+    async with trio.open_nursery() as nursery:
+        _, port = await start_server(nursery, make_config(), store=store)
+        bob = await ScriptClient.tcp(port, "Bob")
+        nursery.start_soon(store.read, slow_read)
+        await trio.to_thread.run_sync(busy.wait)
+        ann = await ScriptClient.tcp(port, "Ann", hello=False)
+        await ann.send(P.Hello(protocol=2, name="Ann", kind="human", key=KEY))
+        with trio.move_on_after(5):  # (virtual time: it passes once all wait for the read)
+            await ann.expect("welcome")
+            raise AssertionError("welcomed before the claim was written")
+        assert claims_on_disk() == []
+        listed = await bob.request(P.ListTables())  # the others are not held up
+        assert isinstance(listed, P.TableList)
+        release.set()
+        welcome = await ann.expect("welcome")
+        assert isinstance(welcome, P.Welcome) and welcome.claimed
+        assert claims_on_disk() == ["Ann"]
+        for client in (ann, bob):
+            await client.aclose()
+        nursery.cancel_scope.cancel()
+    await store.aclose()
 
 
 async def test_a_name_in_use_by_an_unclaimed_player_cannot_be_claimed_from_under_them():
