@@ -20,7 +20,7 @@ from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from nimmt import protocol as P
 
@@ -144,18 +144,20 @@ class LadderDesk:
         log.info("ladder: %d claimed names, %d rated", len(self.claims),
                  len(self.ladder.ratings))
 
-    def hello(self, name: str, key: str | None, in_use: bool,
-              nursery: Any) -> Verdict:
-        """The verdict on a ``hello``; a new claim is saved (in the background)."""
+    def hello(self, name: str, key: str | None, in_use: bool) -> Verdict:
+        """The verdict on a ``hello``; a new claim (``verdict.new``) counts from now on
+        and is to be kept with ``keep_claim`` before the client hears of it."""
         verdict = self.claims.check(name, key, time.time(), in_use)
-        if verdict.new is not None and self.store is not None:
-            new = verdict.new
-            stored = StoredClaim(new.name, new.salt, new.digest, new.at)
-            nursery.start_soon(self.store.ladder_write,
-                               lambda db: save_claim(db, name_key(new.name), stored))
         if verdict.new is not None:
             log.info("ladder: the name %r is claimed", verdict.new.name)
         return verdict
+
+    async def keep_claim(self, claim: Claim) -> None:
+        """Write a new claim to the database (no wait without one): a welcome that says
+        ``claimed`` is sent only after this, so a ``kill -9`` cannot take it back."""
+        if self.store is not None:
+            stored = StoredClaim(claim.name, claim.salt, claim.digest, claim.at)
+            await self.store.ladder_write(lambda db: save_claim(db, name_key(claim.name), stored))
 
     async def game_finished(self, names: Sequence[str], places: Sequence[int],
                             kinds: Sequence[str], strategies: Sequence[str | None],

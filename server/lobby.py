@@ -20,7 +20,7 @@ import trio
 from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
-from .claims import name_key
+from .claims import Claim, Verdict, name_key
 from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
 from .ladder import LadderDesk
 from .limits import AddressMeters, TokenBucket, resuming_text
@@ -368,15 +368,15 @@ class Lobby:
         log.debug("conn=%s session %s may not resume yet: %s", client.cid, session.sid, text)
         return True
 
-    def _claim_refused(self, client: Link, msg: P.Hello, name: str) -> bool | None:
+    def _claim_refused(self, client: Link, msg: P.Hello, name: str) -> Verdict | None:
         """Check the name's claim: None if refused (``client`` was told and is closed),
-        else whether the session's name is claimed (with the key it sent)."""
+        else the verdict (whether the session's name is claimed, a new claim)."""
         key = name_key(name)
         in_use = msg.key is not None and not self.ladder.claims.is_claimed(name) and any(
             name_key(s.name) == key and not s.claimed for s in self.sessions.values())
-        verdict = self.ladder.hello(name, msg.key, in_use, self.nursery)
+        verdict = self.ladder.hello(name, msg.key, in_use)
         if not verdict.refused:
-            return verdict.claimed
+            return verdict
         client.send(P.Error(code=E.NAME_CLAIMED, request="hello", re=msg.id, field="name",
                             message=verdict.refused))
         client.close(E.NAME_CLAIMED, verdict.refused)
@@ -390,22 +390,38 @@ class Lobby:
                                 "notices go by that name. You are called 'player' here; "
                                 "to choose your name, connect again with another one"))
             name = "player"
-        claimed = self._claim_refused(client, msg, name)
-        if claimed is None:
+        verdict = self._claim_refused(client, msg, name)
+        if verdict is None:
             return None
         self._session_ids += 1
         session = Session(self._session_ids, new_token(), name, msg.kind)
-        session.claimed = claimed
+        session.claimed = verdict.claimed
         self.sessions[session.token] = session
         session.client = client
         client.session = session
-        client.send(P.Welcome(protocol=msg.protocol, server=SERVER_SOFTWARE, name=name,
-                              token=session.token, resumed=False, limits=self.limits,
-                              claimed=claimed, re=msg.id))
-        self._in_lobby.add(session)
+        welcome = P.Welcome(protocol=msg.protocol, server=SERVER_SOFTWARE, name=name,
+                            token=session.token, resumed=False, limits=self.limits,
+                            claimed=verdict.claimed, re=msg.id)
+        if verdict.new is not None and self.store is not None:
+            self.nursery.start_soon(self._welcome_once_kept, client, session, welcome,
+                                    verdict.new)
+        else:
+            self._welcome(client, session, welcome)
         log.info("conn=%s session %s: %s (%s) says hello", client.cid, session.sid, name,
                  msg.kind)
         return session
+
+    def _welcome(self, client: Link, session: Session, welcome: P.Welcome) -> None:
+        client.send(welcome)
+        if session.table is None:
+            self._in_lobby.add(session)
+
+    async def _welcome_once_kept(self, client: Link, session: Session, welcome: P.Welcome,
+                                 claim: Claim) -> None:
+        """A new claim is on disk before its client is welcomed with it."""
+        await self.ladder.keep_claim(claim)
+        if session.client is client:  # (gone meanwhile: nothing to tell)
+            self._welcome(client, session, welcome)
 
     def disconnected(self, client: Link) -> None:
         """``client``'s connection is over; its session (if still its own) is away."""
