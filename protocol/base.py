@@ -282,6 +282,9 @@ class Message(Struct):
 
     TYPE: ClassVar[str] = ""
     SENDERS: ClassVar[frozenset[Role]] = frozenset()
+    #: the first protocol version with this message type (an older connection never
+    #: sends nor accepts it: ``Connection`` refuses it with ``unknown_type``)
+    SINCE: ClassVar[int] = 1
     _KEYS: ClassVar[dict[Role, tuple[frozenset[str], frozenset[str]]]] = {}
     _PRECHECK: ClassVar[Callable[[dict[Any, Any]], None] | None] = None
     _from_wire: ClassVar[Callable[[dict[Any, Any]], Any]]
@@ -322,8 +325,9 @@ _M = TypeVar("_M", bound=Message)
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, F))
-def message(tag: str, *senders: Role) -> Callable[[type[_M]], type[_M]]:
-    """Class decorator: make a frozen validated message class and register ``tag``."""
+def message(tag: str, *senders: Role, since: int = 1) -> Callable[[type[_M]], type[_M]]:
+    """Class decorator: make a frozen validated message class and register ``tag``
+    (``since``: the first protocol version that has it)."""
     if not senders:
         raise TypeError("a message needs at least one sender role")
 
@@ -333,6 +337,7 @@ def message(tag: str, *senders: Role) -> Callable[[type[_M]], type[_M]]:
         new = dataclasses.dataclass(frozen=True, slots=True, repr=False)(cls)
         new.TYPE = tag
         new.SENDERS = frozenset(senders)
+        new.SINCE = since
         _finalize(new, _ENVELOPE, tag)
         pre = new.__dict__.get("_precheck")
         new._PRECHECK = pre if callable(pre) else None

@@ -30,6 +30,7 @@ ORDER: dict[str, tuple[str, ...]] = {
         "list_tables", "table_list", "table_updated", "table_closed", "create_table", "join",
         "watch", "leave", "add_bot", "remove_bot", "start", "seated", "watching", "left",
     ),
+    "The ladder queue (version 2)": ("queue", "queued", "leave_queue", "queue_left"),
     "Game events (to every seat and spectator of the table)": (
         "round_started", "draft_opened", "draft_pick_needed", "draft_picked", "rows_dealt",
         "turn_started", "seat_committed", "revealed", "placed", "row_taken",
@@ -106,6 +107,8 @@ def render_messages() -> str:
             cls = REGISTRY[tag]
             done.add(tag)
             doc = (cls.__doc__ or "").strip().splitlines()[0]
+            if cls.SINCE > 1:
+                doc = f"**version {cls.SINCE}:** {doc}"
             lines += [f"#### `{tag}`", "", f"*{_direction(cls)}* — {doc}", ""]
             lines += [f"Accepted: {_states_for(tag)}.", ""]
             if cls._FIELDS:

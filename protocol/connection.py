@@ -120,8 +120,13 @@ class Connection:
                     )
                     raise self._error
                 self._last_seq = seq
-            if self.version < PROTOCOL_VERSION and msg._NEWER:
-                self._refuse_newer(msg, body)
+            if self.version < PROTOCOL_VERSION:
+                if msg.SINCE > self.version:
+                    raise RemoteProtocolError(
+                        ErrorCode.UNKNOWN_TYPE, _not_in_version(msg, self.version), "type",
+                        request=msg.TYPE, re=msg.id)
+                if msg._NEWER:
+                    self._refuse_newer(msg, body)
             new = self._recv.get(msg.TYPE)
             if new is None:
                 raise RemoteProtocolError(
@@ -158,6 +163,9 @@ class Connection:
             else:
                 text = f"cannot send {msg.TYPE!r} in state {self._state.value!r}"
             raise LocalProtocolError(ErrorCode.UNEXPECTED_MESSAGE, text, "type")
+        if msg.SINCE > self.version and msg.TYPE != "hello":
+            raise LocalProtocolError(ErrorCode.UNKNOWN_TYPE, _not_in_version(msg, self.version),
+                                     "type")
         if self.our_role is SERVER:
             if msg.id is not None:
                 raise LocalProtocolError(ErrorCode.EXTRA_FIELD, "a server message has no id",
@@ -190,3 +198,8 @@ class Connection:
     def close(self) -> None:
         """Mark the connection closed locally (after a fatal error, or the socket died)."""
         self._set_state(_CLOSED)
+
+
+def _not_in_version(msg: Message, version: int) -> str:
+    return (f"{msg.TYPE!r} is not in protocol {version}: it came in protocol {msg.SINCE} "
+            f"(say protocol {msg.SINCE} in the hello to use it)")

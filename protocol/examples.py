@@ -66,6 +66,7 @@ from .messages_session import (
     Watching,
     Welcome,
 )
+from .messages_queue import LeaveQueue, Queue, Queued, QueueLeft
 from .structs import (
     PROTOCOL_VERSION,
     Limits,
@@ -158,6 +159,12 @@ _LIST: Final[tuple[Message, ...]] = (
     Seated(table=TABLE, seat=0, seq=3, re=3),
     Watching(table=TABLE, seq=3),
     Left(table_id="kqzd7", reason="left", seq=40),
+    # the ladder queue
+    Queue(seats=4, options=TableOptions(professional=True), fill_after=30.0, bot_level="easy",
+          entropy="5eed5eed", id=8),
+    Queued(seats=4, position=2, waiting=3, fill_in=30.0, seq=41, re=8),
+    LeaveQueue(id=9),
+    QueueLeft(reason="left", seq=42, re=9),
     # game events
     RoundStarted(round=1, commitment=COMMITMENT, seq=10),
     DraftOpened(round=1, pool=tuple(range(1, 45)), first_picker=1, seq=11),
