@@ -57,19 +57,14 @@ async def test_people_and_bots_queued_at_once_each_get_one_seat_and_play_rated()
             for name in three:  # two people at 3 seats: a bot fills at once
                 players.start_soon(play, name, 3, 0.0)
         assert sorted(results) == sorted(names)  # no one forgotten
-        tables: dict[str, list[P.Seated]] = {}
+        tables: dict[str, dict[str, int]] = {}  # table id -> name -> seat
         for name, client in clients.items():
             (seat,) = client.of_type("seated")  # no one seated twice
             assert isinstance(seat, P.Seated) and seat.table.options.rated
-            tables.setdefault(seat.table.table_id, []).append(seat)
-        assert sorted(len(s) for s in tables.values()) == [2, 4, 4]
-        for seats in tables.values():
-            table = seats[-1].table
-            assert len({s.seat for s in seats}) == len(seats)  # one player a seat
-            people = {clients_name for clients_name in names
-                      if any(s.table.table_id == table.table_id
-                             for s in clients[clients_name].of_type("seated"))}
-            assert len(people) == len(seats)
+            tables.setdefault(seat.table.table_id, {})[name] = seat.seat
+        groups = sorted(tables.values(), key=len)
+        assert [len(g) for g in groups] == [2, 4, 4] and set(groups[0]) == set(three)
+        assert all(len(set(g.values())) == len(g) for g in groups)  # one player a seat
         ladder = server.lobby.ladder.ladder
         assert all(ladder.get(name).games == 1 for name in names)
         assert ladder.get("bot:easy").games == 1
