@@ -36,6 +36,9 @@ TABLE_WAIT = 120.0
 _SAY_AFTER = 1.0
 #: Seconds a ladder bot waits in the queue before the server fills its table with bots.
 FILL_AFTER = 30.0
+#: Seconds before a ladder bot queues again after a refusal that may pass (its seat
+#: was on its way, or its name waited in the queue from another connection).
+_QUEUE_AGAIN = 5.0
 
 #: Error codes that answer a join or create: the bot cannot take the seat it wanted.
 _SEAT_REFUSED = frozenset({"no_such_table", "table_full", "already_started", "server_full"})
@@ -132,6 +135,7 @@ class BotSession:
         self._announced: str | None = None  # the table whose wait was said
         self._leaving = False  # left a table nobody starts: a table of our own comes next
         self._shutdown: str | None = None  # the server said it is shutting down
+        self._requeue: asyncio.Task[None] | None = None  # ladder: queue again after a refusal
 
     # -- taking a seat --------------------------------------------------------------
     async def take_seat(self) -> None:
@@ -182,7 +186,7 @@ class BotSession:
                 if not await self._wait_for_server(why):
                     return self.result
         finally:
-            for task in [*self.thinking.values(), self._waiting]:
+            for task in [*self.thinking.values(), self._waiting, self._requeue]:
                 if task is not None:
                     task.cancel()
 
@@ -257,6 +261,13 @@ class BotSession:
             log.warning("%s: server error %s: %s", self.name, message.code, message.message)
             result.errors.append(f"{message.code}: {message.message}")
             if self.ladder is not None and message.request == "queue":
+                self._queued_at = None
+                welcome = self.conn.welcome
+                if message.code == "not_allowed" and welcome is not None and welcome.claimed:
+                    # at a table (its seat on the way after a resume), or the name queued
+                    # elsewhere: that passes
+                    self._requeue = asyncio.create_task(self._queue_again())
+                    return False
                 result.stopped = f"could not queue: {message.message or message.code}"
                 return True
             if message.code in _SEAT_REFUSED and self.tracker.model.table is None:
@@ -307,6 +318,14 @@ class BotSession:
             self.bots_to_add = 0
             await self._start_if_full(table)
         self._watch_wait(table)
+
+    async def _queue_again(self) -> None:
+        await asyncio.sleep(_QUEUE_AGAIN)
+        if self.tracker.model.table is None and self._queued_at is None:
+            try:
+                await self.take_seat()
+            except SendFailed:
+                pass  # no link now: a resume queues again
 
     async def _on_left(self, message: wire.Left) -> bool:
         self._stop_waiting()
