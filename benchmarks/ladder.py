@@ -13,7 +13,8 @@ and key. It queues, plays, leaves, queues again. They run as many sessions in
 ``--processes`` worker processes (one asyncio loop each), not as one process per
 bot: 200 Python interpreters would measure the interpreters' start more than the
 server. The heuristic answers at once: the bots play as fast as the server lets
-them.
+them (a saturation load); ``--think 0.5:1.5`` makes each decision wait that long
+first, as a person or a slow program would (a held load).
 
 Beside them, ``--people`` ordinary (casual, version 1) tables of 4 clients that
 take 0.5-1.5 s to decide (``benchmarks/load.py``'s worker): their reveal latency
@@ -51,6 +52,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from load import (  # noqa: E402 - the load benchmark's server helpers and people
     LOAD_CONFIG,
     free_port,
+    parse_think,
     percentile,
     proc_cpu_seconds,
     proc_memory_mib,
@@ -71,6 +73,22 @@ async def ladder_worker(args: argparse.Namespace) -> dict[str, object]:
     from nimmt.bots.session import FILL_AFTER, BotSession, LadderAsk
     from nimmt.client.net import connect
 
+    import random
+
+    class Thinking:
+        """The heuristic after ``args.think`` seconds (a held load)."""
+
+        def __init__(self) -> None:
+            self.inner = as_player(HeuristicStrategy())
+
+        async def decide(self, ask: object) -> object:
+            low, high = args.think
+            await asyncio.sleep(random.uniform(low, high))
+            return await self.inner.decide(ask)  # type: ignore[arg-type]
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
     logging.getLogger("nimmt").setLevel(logging.ERROR)  # one line a game each, otherwise
     # what nimmt-bot --ladder queues for by default (--seats 4, --step-delay 0)
     ask = LadderAsk(SEATS, wire.TableOptions(seats=SEATS, step_delay=0.0), FILL_AFTER, "easy")
@@ -82,7 +100,8 @@ async def ladder_worker(args: argparse.Namespace) -> dict[str, object]:
         name = f"lad{args.first}-{i}-{run}"
         conn = await connect("127.0.0.1", args.port, name, "bot",
                              key=secrets.token_urlsafe(32))
-        session = BotSession(conn, as_player(HeuristicStrategy()), name=name, join=None,
+        player = Thinking() if args.think[1] > 0 else as_player(HeuristicStrategy())
+        session = BotSession(conn, player, name=name, join=None,  # type: ignore[arg-type]
                              create=None, add_bots=0, games=0, bot_level="easy", ladder=ask)
         sessions.append(session)
         tasks.append(asyncio.create_task(session.run()))
@@ -135,7 +154,8 @@ def one_run(args: argparse.Namespace, bots: int) -> dict[str, object]:
             workers.append(subprocess.Popen(
                 [sys.executable, __file__, "--worker", "--port", str(port), "--bots", str(share),
                  "--first", str(i), "--duration", str(args.duration), "--warmup",
-                 str(args.warmup)], stdout=subprocess.PIPE, text=True))
+                 str(args.warmup), "--think", f"{args.think[0]}:{args.think[1]}"],
+                stdout=subprocess.PIPE, text=True))
         time.sleep(args.warmup)
         cpu_start, wall_start = proc_cpu_seconds(server.pid), time.monotonic()
         time.sleep(args.duration)
@@ -200,6 +220,9 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=20.0, help="seconds before measuring")
     parser.add_argument("--processes", type=int, default=4,
                         help="worker processes the ladder bots run in (default 4)")
+    parser.add_argument("--think", type=parse_think, default=(0.0, 0.0), metavar="MIN:MAX",
+                        help="seconds each ladder bot waits before a decision (default 0: "
+                             "at once, as nimmt-bot)")
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip the first run (the people without the ladder bots)")
     parser.add_argument("--db", choices=("on", "off"), default="on",
@@ -211,8 +234,9 @@ def main() -> None:
     if args.worker:
         print(json.dumps(asyncio.run(ladder_worker(args))))
         return
-    print(f"{args.bots} ladder bots in {args.processes} processes, {args.people} people's "
-          f"tables, {args.duration:g} s measured after {args.warmup:g} s, database {args.db}")
+    print(f"{args.bots} ladder bots in {args.processes} processes (think {args.think[0]:g}-"
+          f"{args.think[1]:g} s), {args.people} people's tables, {args.duration:g} s measured "
+          f"after {args.warmup:g} s, database {args.db}")
     if not args.no_baseline:
         report("without the ladder bots", one_run(args, 0), args.duration)
     report(f"with {args.bots} ladder bots", one_run(args, args.bots), args.duration)
