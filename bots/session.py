@@ -39,6 +39,7 @@ FILL_AFTER = 30.0
 #: Seconds before a ladder bot queues again after a refusal that may pass (its seat
 #: was on its way, or its name waited in the queue from another connection).
 _QUEUE_AGAIN = 5.0
+_QUEUE_PASSES = frozenset({"not_allowed", "rate_limited", "internal_error"})
 
 #: Error codes that answer a join or create: the bot cannot take the seat it wanted.
 _SEAT_REFUSED = frozenset({"no_such_table", "table_full", "already_started", "server_full"})
@@ -263,9 +264,9 @@ class BotSession:
             if self.ladder is not None and message.request == "queue":
                 self._queued_at = None
                 welcome = self.conn.welcome
-                if message.code == "not_allowed" and welcome is not None and welcome.claimed:
-                    # at a table (its seat on the way after a resume), or the name queued
-                    # elsewhere: that passes
+                if message.code in _QUEUE_PASSES and welcome is not None and welcome.claimed:
+                    # at a table (its seat on the way after a resume), the name queued
+                    # elsewhere, too fast, a server's bug: that passes
                     self._requeue = asyncio.create_task(self._queue_again())
                     return False
                 result.stopped = f"could not queue: {message.message or message.code}"

@@ -177,7 +177,10 @@ class QueueDesk:
             room = self._room()
             formed = self.queue.form(trio.current_time(), room) if room > 0 else []
             for table in formed:
-                self._open(table)
+                try:
+                    self._open(table)
+                except Exception:  # a bug must not take the queue (or the server) down
+                    log.exception("ladder queue: a table could not be opened")
             wake = self.queue.next_fill() if len(formed) < room else math.inf
             with trio.move_on_at(wake):
                 await self._wakeup.wait()
@@ -188,8 +191,16 @@ class QueueDesk:
         sessions = [self._sessions.pop(e.who) for e in formed.players]
         entropy = [self._entropy.pop(e.who, None) for e in formed.players]
         settings: TableSettings = formed.kind  # type: ignore[assignment]
-        table = self.lobby.open_table(f"Ladder, {formed.seats} seats", settings, autostart=True,
-                                      bots=formed.bots, bot_level=formed.bot_level or None)
+        try:
+            table = self.lobby.open_table(f"Ladder, {formed.seats} seats", settings,
+                                          autostart=True, bots=formed.bots,
+                                          bot_level=formed.bot_level or None)
+        except Exception:
+            for session in sessions:  # out of the queue already: they are told
+                session.send(P.Error(code=E.INTERNAL_ERROR, request="queue",
+                                     message="a bug in the server: your ladder table could "
+                                     "not be opened; queue again"))
+            raise
         log.info("ladder queue: table %s for %s%s", table.id,
                  ", ".join(s.name for s in sessions),
                  f" and {formed.bots} bot(s) ({formed.bot_level})" if formed.bots else "")
