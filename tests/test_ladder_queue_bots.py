@@ -85,3 +85,24 @@ def test_two_ladder_bots_meet_at_each_table_the_queue_forms() -> None:
     assert uno.games == dos.games == 2 and uno.errors == dos.errors == []
     assert uno.tables == dos.tables and len(set(uno.tables)) == 2  # no bots: each other
     assert len(uno.queue_waits) == len(dos.queue_waits) == 2
+
+
+def test_a_name_queued_from_another_connection_queues_again_once_it_may(monkeypatch) -> None:
+    monkeypatch.setattr("nimmt.bots.session._QUEUE_AGAIN", 0.05)
+    options = wire.TableOptions(rounds=1, point_limit=None, step_delay=0.0)
+    ask = LadderAsk(seats=2, options=options, fill_after=None)
+    twin_key = "twin-key-" + "x" * 30
+
+    async def three() -> list:
+        def bot(name: str, key: str, games: int):  # noqa: ANN202
+            return play_bot("127.0.0.1", port, HeuristicStrategy(), name=name, games=games,
+                            key=key, ladder=ask)
+        return await asyncio.gather(bot("Twin", twin_key, 1), bot("Twin", twin_key, 1),
+                                    bot("Other", "other-key-" + "x" * 30, 2))
+
+    with running_server() as port:
+        first, second, other = asyncio.run(asyncio.wait_for(three(), timeout=60))
+    # one Twin waited while the other was queued, then queued again and played
+    assert first.games == second.games == 1 and other.games == 2
+    refusals = [e for e in first.errors + second.errors if "waits in the queue" in e]
+    assert refusals and first.stopped is None and second.stopped is None
