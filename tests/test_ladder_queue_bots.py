@@ -97,8 +97,10 @@ def test_a_name_queued_from_another_connection_queues_again_once_it_may(monkeypa
         def bot(name: str, key: str, games: int):  # noqa: ANN202
             return play_bot("127.0.0.1", port, HeuristicStrategy(), name=name, games=games,
                             key=key, ladder=ask)
-        return await asyncio.gather(bot("Twin", twin_key, 1), bot("Twin", twin_key, 1),
-                                    bot("Other", "other-key-" + "x" * 30, 2))
+        async def later() -> object:  # once both Twins have asked
+            await asyncio.sleep(1.0)
+            return await bot("Other", "other-key-" + "x" * 30, 2)
+        return await asyncio.gather(bot("Twin", twin_key, 1), bot("Twin", twin_key, 1), later())
 
     with running_server() as port:
         first, second, other = asyncio.run(asyncio.wait_for(three(), timeout=60))
