@@ -13,6 +13,9 @@ Decided here (docs/PROTOCOL.md, "The ladder queue"):
   then ``queued``): the player moves to the end of the new kind's line;
 * one entry per name: a name is one rating, so a claimed name queued from one
   connection cannot queue from another at the same time;
+* a table filled with bots for an entry counts as a table its player created
+  (``tables_per_session``, ``tables_per_address``): a ``queue`` with a
+  ``fill_after`` is refused while they have that many open;
 * a server at ``max_tables`` keeps the queue waiting (``queued.server_full``
   says so) and forms the next table when one closes;
 * a queue entry belongs to the connection that made it: a dropped connection,
@@ -61,6 +64,8 @@ class LobbyTables(Protocol):
                    autostart: bool = False, bots: int = 0, seed: int | None = None,
                    bot_level: str | None = None) -> Any: ...
     def seat_in(self, session: Session, table: Any, msg: P.Message) -> bool: ...
+    def creation_refused(self, session: Session) -> str: ...
+    def created_for(self, table: Any, session: Session) -> None: ...
 
 
 class QueueDesk:
@@ -107,6 +112,18 @@ class QueueDesk:
         now = trio.current_time()
         entry = Entry(session.sid, name_key(session.name), settings, msg.seats,
                       lobby.ladder.ladder.get(session.name).ordinal, now, msg.fill_after, level)
+        if msg.fill_after is not None:
+            # a table filled with bots is one the server opens for this player alone:
+            # it counts as one they created (or a player who leaves each at once could
+            # have the server's bots play table after table for nobody)
+            refused = lobby.creation_refused(session)
+            if refused:
+                session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                     field="fill_after",
+                                     message=f"{refused}; a ladder table filled with bots "
+                                     "for you counts as one you created (queue with "
+                                     "fill_after nil to wait for players)"[:500]))
+                return
         if self.queue.add(entry) is not None:
             session.send(P.QueueLeft(reason="replaced"))
         self._sessions[session.sid] = session
@@ -201,6 +218,9 @@ class QueueDesk:
                                      message="a bug in the server: your ladder table could "
                                      "not be opened; queue again"))
             raise
+        if formed.filled_for is not None:
+            self.lobby.created_for(table, sessions[[e.who for e in formed.players].index(
+                formed.filled_for)])
         log.info("ladder queue: table %s for %s%s", table.id,
                  ", ".join(s.name for s in sessions),
                  f" and {formed.bots} bot(s) ({formed.bot_level})" if formed.bots else "")

@@ -537,6 +537,16 @@ class Lobby:
         self._in_lobby.discard(session)
         table.request(session, msg)
 
+    def creation_refused(self, session: Session) -> str:
+        """Why no more tables may be opened for ``session`` ("": they may); see
+        ``_creation_refused``."""
+        return self._creation_refused(session, _address(session))
+
+    def created_for(self, table: Table, session: Session) -> None:
+        """``table`` counts as one ``session`` created (the ladder queue's tables filled
+        with bots for it): against ``tables_per_session`` and ``tables_per_address``."""
+        self._creators[table.id] = (session, _address(session))
+
     def _creation_refused(self, session: Session, address: str | None) -> str:
         """Why ``session`` (from ``address``) may not create one more table ("": it may):
         one client must not take every table of the server."""
@@ -622,6 +632,11 @@ def new_table_id(prefix: str, number: int) -> str:
     'kqzd12'
     """
     return f"{prefix}{number}"
+
+
+def _address(session: Session) -> str | None:
+    client = session.client
+    return getattr(client, "address", None) if client is not None else None
 
 
 def _clean_name(name: str) -> str:

@@ -190,3 +190,29 @@ async def test_refusals_unclaimed_version_1_at_a_table_and_a_second_queue_replac
         for client in (casual, old, ann):
             await client.aclose()
         nursery.cancel_scope.cancel()
+
+
+async def test_tables_filled_with_bots_for_a_player_who_leaves_them_count_as_theirs():
+    """An attack: queue with fill_after 0, leave the table at once, queue again... the
+    server's bots would play table after table for nobody. A bot-filled table counts
+    as one its player created (tables_per_session): the third is refused; others play."""
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(tables_per_session=2))
+        eve = await claimed(port, "Eve")
+        for _ in range(2):
+            assert isinstance(await queue(eve, 4, 0.0, bot_level="easy"), P.Queued)
+            await eve.expect("seated")
+            assert isinstance(await eve.request(P.Leave()), P.Left)
+        refused = await queue(eve, 4, 0.0, bot_level="easy")
+        assert isinstance(refused, P.Error) and refused.code == "not_allowed"
+        assert refused.field == "fill_after" and "2 tables" in refused.message
+        assert isinstance(await queue(eve, 2, None), P.Queued)  # waiting for people: fine
+        ann = await claimed(port, "Ann")
+        assert isinstance(await queue(ann, 2, None), P.Queued)
+        seated = await ann.expect("seated")  # with Eve: the others are not held back
+        assert isinstance(seated, P.Seated)
+        await eve.expect(lambda m: isinstance(m, P.Seated)
+                         and m.table.table_id == seated.table.table_id)
+        for client in (eve, ann):
+            await client.aclose()
+        nursery.cancel_scope.cancel()
