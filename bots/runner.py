@@ -5,6 +5,7 @@
     nimmt-bot localhost --create --seats 4 --add-bots 3 --games 2
     nimmt-bot localhost --strategy random --name Rando
     nimmt-bot localhost --exec "node my_bot.js"   # a program decides (docs/BOTS.md)
+    nimmt-bot localhost --ladder --name Ann       # rated games from the queue, until stopped
 
 The bot sees only what the server sends to its seat (``SeatTracker`` turns it
 into a ``View``) and asks its player (a strategy, a Python function, a program)
@@ -38,7 +39,7 @@ from nimmt.client.sessions import SessionStore
 
 from .bridge import ProgramError, ProgramPlayer
 from .players import as_player
-from .session import RECONNECT_FOR, TABLE_WAIT, BotResult, BotSession
+from .session import FILL_AFTER, RECONNECT_FOR, TABLE_WAIT, BotResult, BotSession, LadderAsk
 from .strategies import STRATEGIES, make_strategy
 
 __all__ = ["BotResult", "play_bot", "main"]
@@ -61,6 +62,7 @@ async def play_bot(
     table_wait: float = TABLE_WAIT,
     reconnect_for: float = RECONNECT_FOR,
     key: str | None = None,
+    ladder: LadderAsk | None = None,
 ) -> BotResult:
     """Connect, take a seat, and play ``games`` games.
 
@@ -73,12 +75,14 @@ async def play_bot(
     before the bot fills it (as host) or leaves it for one of its own (0: wait for
     ever). ``reconnect_for``: seconds to keep trying a server that shut down or
     cannot be reached (0: stop at once). ``key``: the name's secret key
-    (``nimmt.client.sessions.SessionStore.key``). See ``nimmt.bots.session.BotSession``.
+    (``nimmt.client.sessions.SessionStore.key``). ``ladder``: queue for rated games
+    instead of taking a seat, and again after each game (``games`` 0: until
+    stopped; the name must be claimed: ``key``). See ``nimmt.bots.session.BotSession``.
     """
     conn = await connect(host, port, name, "bot", key=key)
     bot = BotSession(conn, as_player(strategy), name=name, join=join, create=create,
                      add_bots=add_bots, games=games, new_table=new_table, bot_level=bot_level,
-                     table_wait=table_wait, reconnect_for=reconnect_for)
+                     table_wait=table_wait, reconnect_for=reconnect_for, ladder=ladder)
     try:
         return await bot.run()
     finally:
@@ -168,7 +172,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--bot-level", default="hard", metavar="LEVEL",
                         help="level of the built-in bots it adds: easy, normal, hard (default) "
                              "or a strategy name")
-    parser.add_argument("--games", type=int, default=1, help="games to play before leaving (default 1)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games to play before leaving (default 1; with --ladder: until "
+                             "stopped)")
+    parser.add_argument("--ladder", action="store_true",
+                        help="play rated games from the server's queue: queue for a game of "
+                             "--seats players with the table options given here, play it, "
+                             "queue again, until --games are played or it is stopped; "
+                             "claims the bot's name (as --claim) since only claimed names "
+                             "are rated")
+    parser.add_argument("--fill-after", type=_fill_after, default=FILL_AFTER, metavar="SECONDS",
+                        help="with --ladder: after this long in the queue the server fills the "
+                             "table with built-in bots of --bot-level (default "
+                             f"{FILL_AFTER:g}; 'never': wait for players)")
     parser.add_argument("--table-wait", type=float, default=TABLE_WAIT, metavar="SECONDS",
                         help="at a table that does not start: after this long, fill it with "
                              "built-in bots and start (as its host) or leave it for a table of "
@@ -181,6 +197,16 @@ def _parser() -> argparse.ArgumentParser:
                         help="claim the bot's name with a key kept in the state folder "
                         "(a name claimed before is always sent its key)")
     return parser
+
+
+def _fill_after(text: str) -> float | None:
+    if text.strip().lower() in ("never", "none"):
+        return None
+    seconds = float(text)
+    if not 0 <= seconds <= wire.MAX_FILL_AFTER:
+        raise argparse.ArgumentTypeError(f"{text}: from 0 to {wire.MAX_FILL_AFTER:g} seconds, "
+                                         "or never")
+    return seconds
 
 
 def _table_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> wire.TableOptions:
@@ -216,10 +242,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     table = _table_options(parser, args)
+    if args.ladder and (args.join or args.create or args.add_bots):
+        parser.error("--ladder: the server forms the table; leave out --join, --create and "
+                     "--add-bots")
+    games = args.games if args.games is not None else 0 if args.ladder else 1
+    if games < 0 or (games == 0 and not args.ladder):
+        parser.error(f"--games {games}: at least 1 (0, until stopped, only with --ladder)")
+    ladder = LadderAsk(args.seats, table, args.fill_after, args.bot_level) \
+        if args.ladder else None
+    claim = args.claim or args.ladder
     options: dict[str, Any] = {
         "join": args.join, "create": table if args.create else None, "new_table": table,
-        "add_bots": args.add_bots, "games": args.games, "bot_level": args.bot_level,
-        "table_wait": args.table_wait, "reconnect_for": args.reconnect_for}
+        "add_bots": args.add_bots, "games": games, "bot_level": args.bot_level,
+        "table_wait": args.table_wait, "reconnect_for": args.reconnect_for, "ladder": ladder}
     program: ProgramPlayer | None = None
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
@@ -227,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             words = shlex.split(args.command)
             name = args.name or (words[-1].rsplit("/", 1)[-1] if words else "program")[:32]
             program = ProgramPlayer(args.command)
-            key = SessionStore().key(host, port, name, create=args.claim)
+            key = SessionStore().key(host, port, name, create=claim)
             run = _play_program(program, host, port, name=name, key=key, **options)
         else:
             try:
@@ -235,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except ValueError as exc:
                 parser.error(str(exc))
             name = args.name or args.strategy
-            key = SessionStore().key(host, port, name, create=args.claim)
+            key = SessionStore().key(host, port, name, create=claim)
             run = play_bot(host, port, strategy, name=name, key=key, **options)
         result = asyncio.run(_until_sigterm(run))
     except (ClientError, ProgramError, wire.LocalProtocolError, ValueError) as exc:
@@ -258,7 +293,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("nimmt-bot: the program never answered: every decision was the fallback's",
                   file=sys.stderr)
             return 1
-    return 0 if result.games >= args.games else 1
+    if ladder is not None and result.queue_waits:
+        waits = sorted(result.queue_waits)
+        print(f"queued {len(waits)} time(s): median wait {waits[len(waits) // 2]:.1f} s")
+    return 0 if result.games >= games and not (ladder and result.stopped) else 1
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ from nimmt.engine import (
 )
 
 from .runner import BotResult, play_bot
-from .session import RECONNECT_FOR, TABLE_WAIT
+from .session import FILL_AFTER, RECONNECT_FOR, TABLE_WAIT, LadderAsk
 
 __all__ = [
     "play", "play_async", "BotResult",
@@ -95,22 +95,26 @@ async def play_async(decide: Any, address: str = "localhost", *, name: str = "py
                      table: str | None = None, create: bool | wire.TableOptions = False,
                      seats: int = 4, rounds: int | None = None, add_bots: int = 0,
                      games: int = 1, bot_level: str = "hard", table_wait: float = TABLE_WAIT,
-                     reconnect_for: float = RECONNECT_FOR, claim: bool = False) -> BotResult:
+                     reconnect_for: float = RECONNECT_FOR, claim: bool = False,
+                     ladder: bool = False, fill_after: float | None = FILL_AFTER) -> BotResult:
     """:func:`play` for code that already runs an asyncio loop."""
     host, port = parse_address(address)
     options = _table_options(create, seats, rounds)
-    key = SessionStore().key(host, port, name, create=claim)
-    return await play_bot(host, port, decide, name=name, join=table, create=options,
-                          add_bots=add_bots, games=games, bot_level=bot_level,
-                          new_table=options or _table_options(True, seats, rounds),
-                          table_wait=table_wait, reconnect_for=reconnect_for, key=key)
+    new_table = options or _table_options(True, seats, rounds)
+    key = SessionStore().key(host, port, name, create=claim or ladder)
+    queue = LadderAsk(seats, new_table, fill_after, bot_level) if ladder else None
+    return await play_bot(host, port, decide, name=name, join=table,
+                          create=None if ladder else options, add_bots=add_bots, games=games,
+                          bot_level=bot_level, new_table=new_table, table_wait=table_wait,
+                          reconnect_for=reconnect_for, key=key, ladder=queue)
 
 
 def play(decide: Any, address: str = "localhost", *, name: str = "python bot",
          table: str | None = None, create: bool | wire.TableOptions = False, seats: int = 4,
          rounds: int | None = None, add_bots: int = 0, games: int = 1, bot_level: str = "hard",
          table_wait: float = TABLE_WAIT, reconnect_for: float = RECONNECT_FOR,
-         claim: bool = False) -> BotResult:
+         claim: bool = False, ladder: bool = False,
+         fill_after: float | None = FILL_AFTER) -> BotResult:
     """Play ``games`` games on the server at ``address`` (``HOST[:PORT]``) with ``decide``.
 
     Where to sit: ``table="t3"`` joins that table; ``create=True`` creates a table
@@ -123,11 +127,17 @@ def play(decide: Any, address: str = "localhost", *, name: str = "python bot",
     tried again for ``reconnect_for`` seconds (0: stop at once). ``claim=True``
     claims ``name`` on the server with a secret key kept in the state folder
     (``nimmt.client.sessions``; a name claimed before is always sent its key): only
-    claimed names play rated tables. Raises
+    claimed names play rated tables. ``ladder=True`` queues for rated games of
+    ``seats`` players instead (the rules of ``create`` if it is a ``TableOptions``),
+    queueing again after each game until ``games`` are played (0: until stopped);
+    after ``fill_after`` seconds in the queue (None: never) the server fills the
+    table with bots of ``bot_level``; it claims ``name`` as ``claim=True`` does.
+    Every seat taken carries 16 random bytes of entropy for the deals. Raises
     ``nimmt.client.ClientError`` (one line for a person) if the server cannot be
     reached at the start.
     """
     return asyncio.run(play_async(decide, address, name=name, table=table, create=create,
                                   seats=seats, rounds=rounds, add_bots=add_bots, games=games,
                                   bot_level=bot_level, table_wait=table_wait,
-                                  reconnect_for=reconnect_for, claim=claim))
+                                  reconnect_for=reconnect_for, claim=claim, ladder=ladder,
+                                  fill_after=fill_after))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,8 @@ from .bridge import PlayerGaveUp
 from .players import Ask, Player
 from .tracker import SeatTracker
 
-__all__ = ["BotResult", "BotSession", "RECONNECT_FOR", "TABLE_WAIT"]
+__all__ = ["BotResult", "BotSession", "LadderAsk", "RECONNECT_FOR", "TABLE_WAIT", "FILL_AFTER",
+           "new_entropy"]
 
 log = logging.getLogger("nimmt.bots")
 
@@ -32,6 +34,12 @@ RECONNECT_FOR = 300.0
 TABLE_WAIT = 120.0
 #: Seconds at a waiting table before the bot says what it waits for.
 _SAY_AFTER = 1.0
+#: Seconds a ladder bot waits in the queue before the server fills its table with bots.
+FILL_AFTER = 30.0
+#: Seconds before a ladder bot queues again after a refusal that may pass (its seat
+#: was on its way, or its name waited in the queue from another connection).
+_QUEUE_AGAIN = 5.0
+_QUEUE_PASSES = frozenset({"not_allowed", "rate_limited", "internal_error"})
 
 #: Error codes that answer a join or create: the bot cannot take the seat it wanted.
 _SEAT_REFUSED = frozenset({"no_such_table", "table_full", "already_started", "server_full"})
@@ -41,6 +49,28 @@ _Key = tuple[str, int, int, int]
 #: Decides at once for a player that failed (raised, or answered what is not legal),
 #: rather than leave the table waiting for the deadline: the server's autopilot.
 _FALLBACK = HeuristicStrategy()
+
+
+def new_entropy() -> str:
+    """16 random bytes (hex) for ``join.entropy`` / ``queue.entropy``: the bot's share
+    in the deals of its next game (docs/PROTOCOL.md, "Verifiable deals")."""
+    return secrets.token_hex(16)
+
+
+@dataclass(frozen=True)
+class LadderAsk:
+    """What a ladder bot queues for (``queue``): ``seats`` players with ``options``,
+    its table filled with built-in bots of ``bot_level`` after ``fill_after`` seconds
+    (None: never; bot_level None: the server's)."""
+
+    seats: int = 4
+    options: wire.TableOptions = field(default_factory=wire.TableOptions)
+    fill_after: float | None = FILL_AFTER
+    bot_level: str | None = None
+
+    def request(self) -> wire.Queue:
+        return wire.Queue(seats=self.seats, options=self.options, fill_after=self.fill_after,
+                          bot_level=self.bot_level, entropy=new_entropy())
 
 
 @dataclass
@@ -56,6 +86,8 @@ class BotResult:
     rejoins: int = 0  # times the session was lost and a seat taken again
     stopped: str | None = None  # why the bot stopped before its games were played
     reconnects: int = 0  # times the server went away and the bot reached it again
+    tables: list[str] = field(default_factory=list)  # the table of each game finished
+    queue_waits: list[float] = field(default_factory=list)  # ladder: seconds queued, per table
 
 
 class BotSession:
@@ -69,12 +101,17 @@ class BotSession:
     own (filled with bots) if it does not and was not told ``join``. A server that
     says goodbye because it is shutting down, or that cannot be reached again, is
     tried again with backoff for ``reconnect_for`` seconds (0: stop at once).
+
+    ``ladder``: queue for rated games instead (``queue``), leave each table when
+    its game is over and queue again, until ``games`` games are played (0: until
+    stopped). Every ``join`` and ``queue`` carries 16 random bytes of entropy.
     """
 
     def __init__(self, conn: ClientConnection, player: Player, *, name: str, join: str | None,
                  create: wire.TableOptions | None, add_bots: int, games: int,
                  new_table: wire.TableOptions | None = None, bot_level: str = "hard",
-                 table_wait: float = TABLE_WAIT, reconnect_for: float = RECONNECT_FOR) -> None:
+                 table_wait: float = TABLE_WAIT, reconnect_for: float = RECONNECT_FOR,
+                 ladder: LadderAsk | None = None) -> None:
         self.conn = conn
         self.player = player
         self.name = name
@@ -86,6 +123,8 @@ class BotSession:
         self.bot_level = bot_level
         self.table_wait = table_wait
         self.reconnect_for = reconnect_for
+        self.ladder = ladder
+        self._queued_at: float | None = None  # ladder: when the queue request went out
         self.tracker = SeatTracker()
         self.result = BotResult()
         self.hosting = False
@@ -97,14 +136,18 @@ class BotSession:
         self._announced: str | None = None  # the table whose wait was said
         self._leaving = False  # left a table nobody starts: a table of our own comes next
         self._shutdown: str | None = None  # the server said it is shutting down
+        self._requeue: asyncio.Task[None] | None = None  # ladder: queue again after a refusal
 
     # -- taking a seat --------------------------------------------------------------
     async def take_seat(self) -> None:
         """Join, create, or find a table, as the bot was told at the start."""
         self.hosting = False
         self.bots_to_add = self.add_bots
-        if self.join is not None:
-            await self.conn.send(wire.Join(table_id=self.join))
+        if self.ladder is not None:
+            self._queued_at = time.monotonic()
+            await self.conn.send(self.ladder.request())
+        elif self.join is not None:
+            await self.conn.send(wire.Join(table_id=self.join, entropy=new_entropy()))
         elif self.create is not None:
             await self.conn.send(wire.CreateTable(options=self.create, name=f"{self.name}'s table"))
         else:
@@ -117,7 +160,7 @@ class BotSession:
     async def _on_table_list(self, message: wire.TableList) -> None:
         for table in message.tables:
             if table.status == "waiting" and any(seat is None for seat in table.seats):
-                await self.conn.send(wire.Join(table_id=table.table_id))
+                await self.conn.send(wire.Join(table_id=table.table_id, entropy=new_entropy()))
                 return
         await self._create_own()
 
@@ -144,7 +187,7 @@ class BotSession:
                 if not await self._wait_for_server(why):
                     return self.result
         finally:
-            for task in [*self.thinking.values(), self._waiting]:
+            for task in [*self.thinking.values(), self._waiting, self._requeue]:
                 if task is not None:
                     task.cancel()
 
@@ -189,10 +232,13 @@ class BotSession:
             log.warning("%s: %s; reconnecting", self.name, message.reason)
         elif isinstance(message, LinkRestored):
             self.sent = None  # an answer sent as the link died may be lost: send it again
-            if not message.welcome.resumed:
+            if message.welcome.resumed and self._queued_at is not None:
+                log.info("%s: the queue entry went with the link: queueing again", self.name)
+                await self.take_seat()
+            elif not message.welcome.resumed:
                 result.rejoins += 1
-                what = f"joining table {self.join}" if self.join else \
-                    "creating a table" if self.create else "looking for a table"
+                what = "queueing" if self.ladder else f"joining table {self.join}" \
+                    if self.join else "creating a table" if self.create else "looking for a table"
                 log.warning("%s: the server no longer knows our session (it restarted without "
                             "its database, or we were away too long); %s again", self.name, what)
                 self.answers.clear()
@@ -202,7 +248,11 @@ class BotSession:
             await self._on_table_list(message)
         elif isinstance(message, wire.Seated):
             await self._on_seated(message)
+        elif isinstance(message, wire.Queued):
+            log.info("%s: queued for %d seats: %d waiting", self.name, message.seats,
+                     message.waiting)
         elif isinstance(message, wire.TableUpdated) and self.tracker.model.table is not None \
+                and self.ladder is None \
                 and message.table.table_id == self.tracker.model.table.table_id:
             self.hosting = message.table.host == self.tracker.seat
             if self.hosting:
@@ -211,6 +261,16 @@ class BotSession:
         elif isinstance(message, wire.Error):
             log.warning("%s: server error %s: %s", self.name, message.code, message.message)
             result.errors.append(f"{message.code}: {message.message}")
+            if self.ladder is not None and message.request == "queue":
+                self._queued_at = None
+                welcome = self.conn.welcome
+                if message.code in _QUEUE_PASSES and welcome is not None and welcome.claimed:
+                    # at a table (its seat on the way after a resume), the name queued
+                    # elsewhere, too fast, a server's bug: that passes
+                    self._requeue = asyncio.create_task(self._queue_again())
+                    return False
+                result.stopped = f"could not queue: {message.message or message.code}"
+                return True
             if message.code in _SEAT_REFUSED and self.tracker.model.table is None:
                 where = f"table {self.join}" if self.join else "a table"
                 result.stopped = f"could not take a seat at {where}: {message.message or message.code}"
@@ -221,9 +281,16 @@ class BotSession:
             result.games += 1
             result.places.append(message.places[self.tracker.seat or 0])
             result.totals.append(list(message.totals))
-            if result.games >= self.games:
+            if self.tracker.model.table is not None:
+                result.tables.append(self.tracker.model.table.table_id)
+            if result.games >= self.games and (self.games > 0 or self.ladder is None):
                 return True
-            if self.hosting:
+            if self.ladder is not None:
+                log.warning("%s: game %d over at table %s: place %d of %d; queueing again",
+                            self.name, result.games, self.result.table_id, result.places[-1],
+                            len(message.places))
+                await self.conn.send(wire.Leave())  # then queue again (_on_left)
+            elif self.hosting:
                 await self.conn.send(wire.Start())
         elif isinstance(message, wire.Goodbye):
             text = message.message or message.reason
@@ -237,6 +304,11 @@ class BotSession:
     async def _on_seated(self, message: wire.Seated) -> None:
         table = message.table
         self.result.table_id, self.result.seat = table.table_id, message.seat
+        if self.ladder is not None:  # the server formed the table: it starts by itself
+            if self._queued_at is not None:
+                self.result.queue_waits.append(time.monotonic() - self._queued_at)
+                self._queued_at = None
+            return
         self.hosting = table.host == message.seat
         if self.hosting and table.status == "waiting":
             free = sum(seat is None for seat in table.seats)
@@ -248,11 +320,21 @@ class BotSession:
             await self._start_if_full(table)
         self._watch_wait(table)
 
+    async def _queue_again(self) -> None:
+        await asyncio.sleep(_QUEUE_AGAIN)
+        if self.tracker.model.table is None and self._queued_at is None:
+            try:
+                await self.take_seat()
+            except SendFailed:
+                pass  # no link now: a resume queues again
+
     async def _on_left(self, message: wire.Left) -> bool:
         self._stop_waiting()
         if message.reason == "left":
             if self._leaving:
                 await self._create_own()
+            elif self.ladder is not None:
+                await self.take_seat()  # queue for the next game
             return False
         if message.reason == "kicked":
             self.result.stopped = f"removed from table {message.table_id} by its host"

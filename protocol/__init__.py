@@ -88,6 +88,7 @@ from .messages_session import (
     Watching,
     Welcome,
 )
+from .messages_queue import MAX_FILL_AFTER, LeaveQueue, Queue, Queued, QueueLeft
 from .states import TRANSITIONS, ConnState, Role, transition
 from .structs import (
     DEFAULT_MAX_FRAME_SIZE,
@@ -123,6 +124,8 @@ __all__ = [
     "Hello", "Welcome", "Error", "Goodbye", "Ping", "Pong", "Chat", "ChatMessage",
     "ListTables", "TableList", "TableUpdated", "TableClosed", "CreateTable", "Join", "Watch",
     "Leave", "AddBot", "RemoveBot", "Start", "Seated", "Watching", "Left",
+    # the ladder queue
+    "Queue", "Queued", "LeaveQueue", "QueueLeft", "MAX_FILL_AFTER",
     # game
     "RoundStarted", "HandDealt", "DraftOpened", "DraftPickNeeded", "DraftPickRequest",
     "DraftPicked", "RowsDealt", "TurnStarted", "CommitAccepted", "SeatCommitted", "Revealed",

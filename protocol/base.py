@@ -282,8 +282,8 @@ class Message(Struct):
 
     TYPE: ClassVar[str] = ""
     SENDERS: ClassVar[frozenset[Role]] = frozenset()
-    #: the first protocol version with this message type (an older connection
-    #: neither sends nor accepts it: ``Connection``)
+    #: the first protocol version with this message type (an older connection never
+    #: sends nor accepts it: ``Connection`` refuses it with ``unknown_type``)
     SINCE: ClassVar[int] = 1
     _KEYS: ClassVar[dict[Role, tuple[frozenset[str], frozenset[str]]]] = {}
     _PRECHECK: ClassVar[Callable[[dict[Any, Any]], None] | None] = None

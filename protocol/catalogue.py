@@ -31,6 +31,7 @@ ORDER: dict[str, tuple[str, ...]] = {
         "watch", "leave", "add_bot", "remove_bot", "start", "seated", "watching", "left",
     ),
     "Ratings (version 2)": ("leaderboard", "leaderboard_page"),
+    "The ladder queue (version 2)": ("queue", "queued", "leave_queue", "queue_left"),
     "Game events (to every seat and spectator of the table)": (
         "round_started", "draft_opened", "draft_pick_needed", "draft_picked", "rows_dealt",
         "turn_started", "seat_committed", "revealed", "placed", "row_taken",

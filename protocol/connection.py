@@ -123,8 +123,7 @@ class Connection:
             if self.version < PROTOCOL_VERSION:
                 if msg.SINCE > self.version:
                     raise RemoteProtocolError(
-                        ErrorCode.UNKNOWN_TYPE, f"unknown message type {msg.TYPE!r} "
-                        f"(protocol {self.version} has no such message)", "type",
+                        ErrorCode.UNKNOWN_TYPE, _not_in_version(msg, self.version), "type",
                         request=msg.TYPE, re=msg.id)
                 if msg._NEWER:
                     self._refuse_newer(msg, body)
@@ -157,10 +156,6 @@ class Connection:
         allowed in the current state, or too large for a frame.
         """
         new = self._send.get(msg.TYPE)
-        if self.version < PROTOCOL_VERSION and msg.SINCE > self.version:
-            raise LocalProtocolError(
-                ErrorCode.UNEXPECTED_MESSAGE, f"{msg.TYPE!r} is not in protocol "
-                f"{self.version} (it came in protocol {msg.SINCE})", "type")
         if new is None:
             role = self.our_role
             if role not in msg.SENDERS:
@@ -168,6 +163,9 @@ class Connection:
             else:
                 text = f"cannot send {msg.TYPE!r} in state {self._state.value!r}"
             raise LocalProtocolError(ErrorCode.UNEXPECTED_MESSAGE, text, "type")
+        if msg.SINCE > self.version and msg.TYPE != "hello":
+            raise LocalProtocolError(ErrorCode.UNKNOWN_TYPE, _not_in_version(msg, self.version),
+                                     "type")
         if self.our_role is SERVER:
             if msg.id is not None:
                 raise LocalProtocolError(ErrorCode.EXTRA_FIELD, "a server message has no id",
@@ -200,3 +198,8 @@ class Connection:
     def close(self) -> None:
         """Mark the connection closed locally (after a fatal error, or the socket died)."""
         self._set_state(_CLOSED)
+
+
+def _not_in_version(msg: Message, version: int) -> str:
+    return (f"{msg.TYPE!r} is not in protocol {version}: it came in protocol {msg.SINCE} "
+            f"(say protocol {msg.SINCE} in the hello to use it)")

@@ -68,6 +68,7 @@ from .messages_session import (
     Watching,
     Welcome,
 )
+from .messages_queue import LeaveQueue, Queue, Queued, QueueLeft
 from .structs import (
     PROTOCOL_VERSION,
     LeaderboardRow,
@@ -169,6 +170,12 @@ _LIST: Final[tuple[Message, ...]] = (
         LeaderboardRow(rank=5, name="Alice", rating=14.27, games=31, trend=-1.1, bot=False),
         LeaderboardRow(rank=6, name="bot:hard", rating=13.9, games=240, trend=0.12, bot=True),
     ), offset=3, total=17, trend_games=5, found=5, seq=41, re=8),
+    # the ladder queue
+    Queue(seats=4, options=TableOptions(professional=True), fill_after=30.0, bot_level="easy",
+          entropy="5eed5eed", id=9),
+    Queued(seats=4, position=2, waiting=3, fill_in=30.0, seq=42, re=9),
+    LeaveQueue(id=10),
+    QueueLeft(reason="left", seq=43, re=10),
     # game events
     RoundStarted(round=1, commitment=COMMITMENT, seq=10),
     DraftOpened(round=1, pool=tuple(range(1, 45)), first_picker=1, seq=11),

@@ -126,6 +126,10 @@ TABLE: Final[tuple[tuple[tuple[ConnState, ...], Role, frozenset[str], ConnState 
     # lobby
     ((LO,), C, frozenset({"create_table", "join", "watch"}), SAME),
     ((LO, SE, WA), S, frozenset({"seated"}), SE),
+    # the ladder queue (version 2): waiting happens in the lobby; the table that
+    # forms seats the player with seated
+    ((LO,), C, frozenset({"queue", "leave_queue"}), SAME),
+    ((LO,), S, frozenset({"queued", "queue_left"}), SAME),
     ((LO, WA), S, frozenset({"watching"}), WA),
     # at a table
     ((SE, WA, PL), C, frozenset({"leave"}), SAME),

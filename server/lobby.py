@@ -23,6 +23,7 @@ from nimmt.protocol.states import CLIENT_GAME
 from .claims import Claim, Verdict, name_key
 from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
 from .ladder import LadderDesk
+from .ladder_seating import QueueDesk
 from .limits import AddressMeters, TokenBucket, resuming_text
 from .ratings import ordinal
 from .restore import RestoreError, restore_match, skip_on_restore
@@ -73,6 +74,8 @@ class Lobby:
         self.store: AsyncStore | None = None
         #: claimed names and ratings (server/ladder.py), kept in ``store`` if any
         self.ladder = LadderDesk()
+        #: the ladder queue (server/ladder_seating.py): players waiting for a rated table
+        self.ladder_queue = QueueDesk(self)
         #: sessions of restored seats, by their token's hash, until their client says hello
         self._restored: dict[str, Session] = {}
         #: the worker processes searching bots think in (None: in the table's task)
@@ -88,7 +91,8 @@ class Lobby:
 
     # ------------------------------------------------------------------ tables
     def open_table(self, name: str, settings: Any, *, persistent: bool = False,
-                   autostart: bool = False, bots: int = 0, seed: int | None = None) -> Table:
+                   autostart: bool = False, bots: int = 0, seed: int | None = None,
+                   bot_level: str | None = None) -> Table:
         if self.store is not None:
             table_id = self.store.new_table_id()  # never one of an earlier run
         else:
@@ -99,7 +103,8 @@ class Lobby:
                       max_spectators=self.config.max_spectators,
                       spectator_grace=self.config.reconnect_grace)
         for i in range(bots):
-            table.place_bot(len(table.seats) - bots + i, self.config.bot_level, None)
+            table.place_bot(len(table.seats) - bots + i, bot_level or self.config.bot_level,
+                            None)
         self.tables[table.id] = table
         self.nursery.start_soon(table.run, name=f"table {table.id}")
         self.table_changed(table)
@@ -221,6 +226,7 @@ class Lobby:
         if table is self.bot_table:
             self.bot_table = None
         self._reopen_bot_table()  # there may be room for it now
+        self.ladder_queue.changed()  # and for a table the queue waits to form
 
     # ------------------------------------------------------------------ the lobby feed
     def table_changed(self, table: Table) -> None:
@@ -331,6 +337,7 @@ class Lobby:
                 return None
             old = session.client
             if old is not None:
+                self.ladder_queue.remove(session)  # it belonged to the old connection
                 old.session = None
                 old.close("replaced", "this session connected again from elsewhere")
                 log.info("session %s: connection %s replaced by %s", session.sid, old.cid,
@@ -432,6 +439,7 @@ class Lobby:
         session.client = None
         session.lost_at = trio.current_time()
         self._in_lobby.discard(session)
+        self.ladder_queue.remove(session)
         if session.table is not None:
             session.table.disconnected(session)
         else:
@@ -442,6 +450,12 @@ class Lobby:
         """A message from a welcomed client (not ping, pong or goodbye)."""
         session = client.session
         if session is None:  # pragma: no cover - replaced in the meantime
+            return
+        if isinstance(msg, (P.CreateTable, P.Join, P.Watch)) and \
+                self.ladder_queue.queued(session):
+            client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                message="you wait in the ladder queue: send leave_queue "
+                                "first"))
             return
         match msg:
             case (P.Leave() | P.AddBot() | P.RemoveBot() | P.Start() | P.Commit()
@@ -465,6 +479,10 @@ class Lobby:
                 client.send(P.TableList(tables=tuple(t.info() for t in tables), re=msg.id))
             case P.CreateTable():
                 self._create(session, msg)
+            case P.Queue():
+                self.ladder_queue.request(session, msg)
+            case P.LeaveQueue():
+                self.ladder_queue.leave(session, msg)
             case P.Join() | P.Watch():
                 table = self.tables.get(msg.table_id)
                 if table is None or table.closed:
@@ -482,17 +500,24 @@ class Lobby:
                     client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
                                         message="you are already at a table: leave it first"))
                 else:
-                    # the session is at this table from now on: its connection's end
-                    # reaches the table, and a second join/watch/create is refused; the
-                    # table unlinks it if it refuses
-                    session.table = table
-                    self._in_lobby.discard(session)
-                    if not table.request(session, msg):
-                        session.table = None
-                        self._in_lobby.add(session)
+                    self.seat_in(session, table, msg)
             case _:  # pragma: no cover - the protocol's state table lets nothing else through
                 client.send(P.Error(code=E.NOT_ALLOWED, message=f"{msg.TYPE} is not handled here",
                                     request=msg.TYPE, re=msg.id))
+
+    def seat_in(self, session: Session, table: Table, msg: P.Message) -> bool:
+        """Hand ``session``'s ``join`` or ``watch`` (its own, or the ladder queue's for
+        it) to ``table``; False: refused at once (then it is in the lobby again)."""
+        # the session is at this table from now on: its connection's end reaches the
+        # table, and a second join/watch/create is refused; the table unlinks it if
+        # it refuses
+        session.table = table
+        self._in_lobby.discard(session)
+        if not table.request(session, msg):
+            session.table = None
+            self._in_lobby.add(session)
+            return False
+        return True
 
     def _create(self, session: Session, msg: P.CreateTable) -> None:
         if session.table is not None:
@@ -531,6 +556,16 @@ class Lobby:
         session.table = table
         self._in_lobby.discard(session)
         table.request(session, msg)
+
+    def creation_refused(self, session: Session) -> str:
+        """Why no more tables may be opened for ``session`` ("": they may); see
+        ``_creation_refused``."""
+        return self._creation_refused(session, _address(session))
+
+    def created_for(self, table: Table, session: Session) -> None:
+        """``table`` counts as one ``session`` created (the ladder queue's tables filled
+        with bots for it): against ``tables_per_session`` and ``tables_per_address``."""
+        self._creators[table.id] = (session, _address(session))
 
     def _creation_refused(self, session: Session, address: str | None) -> str:
         """Why ``session`` (from ``address``) may not create one more table ("": it may):
@@ -617,6 +652,11 @@ def new_table_id(prefix: str, number: int) -> str:
     'kqzd12'
     """
     return f"{prefix}{number}"
+
+
+def _address(session: Session) -> str | None:
+    client = session.client
+    return getattr(client, "address", None) if client is not None else None
 
 
 def _clean_name(name: str) -> str:

@@ -1,0 +1,228 @@
+"""The lobby's side of the ladder queue: the ``queue`` and ``leave_queue`` requests,
+and the task that opens the tables ``ladder_queue.LadderQueue`` forms.
+
+The decisions are the sans-IO ``LadderQueue``'s; this module checks requests,
+answers them, and seats the players of a formed table exactly as if each had
+sent ``join`` (the table is rated and starts as soon as its last seat is taken).
+Its one task sleeps until the next entry's wait runs out or something changes
+(an entry queued, a table closed); it never polls.
+
+Decided here (docs/PROTOCOL.md, "The ladder queue"):
+
+* a second ``queue`` while queued replaces the first (``queue_left`` "replaced",
+  then ``queued``): the player moves to the end of the new kind's line;
+* one entry per name: a name is one rating, so a claimed name queued from one
+  connection cannot queue from another at the same time;
+* a table filled with bots for an entry counts as a table its player created
+  (``tables_per_session``, ``tables_per_address``): a ``queue`` with a
+  ``fill_after`` is refused while they have that many open;
+* a server at ``max_tables`` keeps the queue waiting (``queued.server_full``
+  says so) and forms the next table when one closes;
+* a queue entry belongs to the connection that made it: a dropped connection,
+  one replaced by a resume, or ``leave_queue`` removes it, leaving nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import replace
+from typing import Any, Protocol
+
+import trio
+
+from nimmt import protocol as P
+from nimmt.bots import StrategyError, parse_strategy
+
+from .claims import name_key
+from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
+from .ladder import LadderDesk
+from .ladder_queue import Entry, Formed, LadderQueue
+from .session import Session
+
+__all__ = ["QueueDesk", "UNCLAIMED_IN_QUEUE"]
+
+log = logging.getLogger("nimmt.server")
+E = P.ErrorCode
+
+UNCLAIMED_IN_QUEUE = ("the ladder queue is for rated games: only players who claimed their "
+                      "name may queue (connect with protocol 2 and a key: hello.key, e.g. "
+                      "nimmt-bot --claim); play at a table that is not rated instead")
+
+
+class LobbyTables(Protocol):
+    """What the queue uses of the lobby (``server.lobby.Lobby``)."""
+
+    config: ServerConfig
+    nursery: trio.Nursery
+    ladder: LadderDesk
+    tables: dict[str, Any]
+
+    @property
+    def stopping(self) -> bool: ...
+    def open_table(self, name: str, settings: Any, *, persistent: bool = False,
+                   autostart: bool = False, bots: int = 0, seed: int | None = None,
+                   bot_level: str | None = None) -> Any: ...
+    def seat_in(self, session: Session, table: Any, msg: P.Message) -> bool: ...
+    def creation_refused(self, session: Session) -> str: ...
+    def created_for(self, table: Any, session: Session) -> None: ...
+
+
+class QueueDesk:
+    """The queue of one server: its entries, their sessions, and its task."""
+
+    def __init__(self, lobby: LobbyTables) -> None:
+        self.lobby = lobby
+        self.queue = LadderQueue()
+        self._sessions: dict[int, Session] = {}  # the sessions of the entries, by sid
+        self._entropy: dict[int, str | None] = {}  # their join.entropy, by sid
+        self._wakeup = trio.Event()
+        self._running = False
+
+    def queued(self, session: Session) -> bool:
+        return session.sid in self.queue
+
+    # ------------------------------------------------------------------ requests
+    def request(self, session: Session, msg: P.Queue) -> None:
+        """Answer a ``queue`` request: queued (or an error saying what to do)."""
+        refused = self._refusal(session)
+        if refused:
+            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                 message=refused))
+            return
+        lobby = self.lobby
+        try:
+            options = replace(msg.options, seats=msg.seats, rated=True)
+            settings = TableSettings.from_wire(options, lobby.config.table)
+        except UnusableStrategy as e:
+            session.send(P.Error(code=E.UNKNOWN_STRATEGY, request=msg.TYPE, re=msg.id,
+                                 field="options", message=f"fallback: {e.reason}"[:500]))
+            return
+        except (ConfigError, P.LocalProtocolError) as e:
+            session.send(P.Error(code=E.OUT_OF_RANGE, request=msg.TYPE, re=msg.id,
+                                 field="options", message=str(e)[:500]))
+            return
+        level = msg.bot_level or lobby.config.bot_level
+        try:
+            parse_strategy(level)
+        except StrategyError as e:
+            session.send(P.Error(code=E.UNKNOWN_STRATEGY, request=msg.TYPE, re=msg.id,
+                                 field="bot_level", message=str(e)[:500]))
+            return
+        now = trio.current_time()
+        entry = Entry(session.sid, name_key(session.name), settings, msg.seats,
+                      lobby.ladder.ladder.get(session.name).ordinal, now, msg.fill_after, level)
+        if msg.fill_after is not None:
+            # a table filled with bots is one the server opens for this player alone:
+            # it counts as one they created (or a player who leaves each at once could
+            # have the server's bots play table after table for nobody)
+            refused = lobby.creation_refused(session)
+            if refused:
+                session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                     field="fill_after",
+                                     message=f"{refused}; a ladder table filled with bots "
+                                     "for you counts as one you created (queue with "
+                                     "fill_after nil to wait for players)"[:500]))
+                return
+        if self.queue.add(entry) is not None:
+            session.send(P.QueueLeft(reason="replaced"))
+        self._sessions[session.sid] = session
+        self._entropy[session.sid] = msg.entropy
+        position, waiting = self.queue.position(session.sid)
+        session.send(P.Queued(seats=msg.seats, position=position, waiting=waiting,
+                              fill_in=msg.fill_after, server_full=self._room() <= 0,
+                              re=msg.id))
+        log.info("session %s (%s) queues for %d seats (rating %.2f, %d waiting)", session.sid,
+                 session.name, msg.seats, entry.rating, waiting)
+        self._wake()
+        if not self._running:
+            self._running = True
+            lobby.nursery.start_soon(self.run, name="ladder queue")
+
+    def _refusal(self, session: Session) -> str:
+        if not session.claimed:
+            return UNCLAIMED_IN_QUEUE
+        if session.kind == "spectator":
+            return "a spectator cannot play: connect as a human or a bot to queue"
+        if session.table is not None:
+            return "you are at a table: leave it first, then queue"
+        other = self.queue.by_name(name_key(session.name))
+        if other is not None and other.who != session.sid:
+            return (f"{session.name!r} waits in the queue already, from another connection: "
+                    "a name queues once (leave_queue there, or wait for its game)")
+        return ""
+
+    def leave(self, session: Session, msg: P.LeaveQueue) -> None:
+        """Answer a ``leave_queue`` request."""
+        if self.remove(session) is None:
+            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                 message="you are not in the queue (if your table was formed "
+                                 "meanwhile, you are seated: leave the table instead)"))
+            return
+        session.send(P.QueueLeft(reason="left", re=msg.id))
+        log.info("session %s (%s) leaves the queue", session.sid, session.name)
+
+    def remove(self, session: Session) -> Entry | None:
+        """Take ``session`` out of the queue (its connection is gone, or replaced)."""
+        self._sessions.pop(session.sid, None)
+        self._entropy.pop(session.sid, None)
+        return self.queue.remove(session.sid)
+
+    # ------------------------------------------------------------------ the task
+    def changed(self) -> None:
+        """Something the queue waits for happened (a table closed)."""
+        if self._running:
+            self._wake()
+
+    def _wake(self) -> None:
+        if not self._wakeup.is_set():
+            self._wakeup.set()
+
+    def _room(self) -> int:
+        """How many more tables the server may open now."""
+        lobby = self.lobby
+        if lobby.stopping:
+            return 0
+        return lobby.config.max_tables - sum(not t.closed for t in lobby.tables.values())
+
+    async def run(self) -> None:
+        """Open the tables the queue forms, then sleep until the next entry's wait
+        runs out, an entry comes or a table closes (a full server: only the latter
+        two)."""
+        while True:
+            self._wakeup = trio.Event()
+            room = self._room()
+            formed = self.queue.form(trio.current_time(), room) if room > 0 else []
+            for table in formed:
+                try:
+                    self._open(table)
+                except Exception:  # a bug must not take the queue (or the server) down
+                    log.exception("ladder queue: a table could not be opened")
+            wake = self.queue.next_fill() if len(formed) < room else math.inf
+            with trio.move_on_at(wake):
+                await self._wakeup.wait()
+
+    def _open(self, formed: Formed) -> None:
+        """Open ``formed``'s rated table with its bots, and seat its players as if each
+        had joined (the last one to sit down starts the game)."""
+        sessions = [self._sessions.pop(e.who) for e in formed.players]
+        entropy = [self._entropy.pop(e.who, None) for e in formed.players]
+        settings: TableSettings = formed.kind  # type: ignore[assignment]
+        try:
+            table = self.lobby.open_table(f"Ladder, {formed.seats} seats", settings,
+                                          autostart=True, bots=formed.bots,
+                                          bot_level=formed.bot_level or None)
+        except Exception:
+            for session in sessions:  # out of the queue already: they are told
+                session.send(P.Error(code=E.INTERNAL_ERROR, request="queue",
+                                     message="a bug in the server: your ladder table could "
+                                     "not be opened; queue again"))
+            raise
+        if formed.filled_for is not None:
+            self.lobby.created_for(table, sessions[[e.who for e in formed.players].index(
+                formed.filled_for)])
+        log.info("ladder queue: table %s for %s%s", table.id,
+                 ", ".join(s.name for s in sessions),
+                 f" and {formed.bots} bot(s) ({formed.bot_level})" if formed.bots else "")
+        for session, contribution in zip(sessions, entropy):
+            self.lobby.seat_in(session, table, P.Join(table_id=table.id, entropy=contribution))
