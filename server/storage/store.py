@@ -547,7 +547,7 @@ class Store:
                 "INSERT INTO games (table_id, table_name, game_no, options, started, ended, rounds,"
                 " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (table_id, table_name, game_no, _dumps(options), started, now, rounds,
-                 record.to_json()))
+                 _dumps(record.to_dict())))  # compact: --export writes it indented
             game_id = cursor.lastrowid
             assert game_id is not None
             db.executemany(
