@@ -5,6 +5,7 @@
     python benchmarks/strength.py --rounds 100 --quick # a smoke run
     python benchmarks/strength.py --timing 300         # time a decision takes (no games scored)
     python benchmarks/strength.py --costs              # what one rollout of each kind costs
+    python benchmarks/strength.py --deals 8            # deals a decision at a round's first commit
 
 Each case is one ``nimmt-arena`` run (the command is printed with it, so a
 figure can be reproduced alone); a Markdown row per strategy is printed,
@@ -80,8 +81,11 @@ def rollout_costs(deals: int, seed: int) -> dict[str, float]:
     """CPU microseconds of one candidate's rollout of each kind ``search`` and
     ``mcs`` use, at the first commit of 4-player rounds: ``plain`` (every seat
     at random, ``play_first``), ``careful`` (this seat and each opponent with
-    chance 1/2 careful, ``play_careful_first``) and ``modelled`` (every seat's
-    later turns by noisy heuristic and random mix, ``search:later=1``)."""
+    chance 1/2 careful, ``play_careful_first``), the same on the loop
+    ``search:careful=1`` uses (``careful.CarefulTable``: ``careful fast``) and
+    ``modelled`` (every seat's later turns by noisy heuristic and random mix,
+    ``search:later=1``)."""
+    from nimmt.bots.careful import CarefulTable
     from nimmt.bots.mcs import RandomTable
     from nimmt.bots.rollout import (
         SortedRows,
@@ -95,7 +99,7 @@ def rollout_costs(deals: int, seed: int) -> dict[str, float]:
 
     rng = random.Random(seed)
     mixes = [0.3, 0.0, 0.0, 1.0]
-    spent = dict.fromkeys(("plain", "careful", "modelled"), 0.0)
+    spent = dict.fromkeys(("plain", "careful", "careful fast", "modelled"), 0.0)
     count = 0
     for d in range(deals):
         view = Game(Options(4, point_limit=None, rounds=1), seed=seed + d).view(0)
@@ -106,6 +110,8 @@ def rollout_costs(deals: int, seed: int) -> dict[str, float]:
         careful = [0, *(s for s in (1, 2, 3) if rng.random() < 0.5)]
         sorted_hands = unseen.deal(rng)
         firsts = heuristic_chooser(rng, 1.0, mixes)([list(r) for r in view.rows], sorted_hands)
+        fast = CarefulTable(view, [(s, 1.0 if s in careful else 0.0) for s in (1, 2, 3)])
+        fast_world = fast.world(rng)
         candidates = [Commit(0, c) for c in view.hand]
         t0 = time.process_time()
         for c in candidates:
@@ -118,6 +124,10 @@ def rollout_costs(deals: int, seed: int) -> dict[str, float]:
             situation.outcome(c, sorted_hands, firsts,
                               heuristic_finisher(random.Random(c.card), 1.0, mixes, False))
         t3 = time.process_time()
+        for c in candidates:
+            fast.penalties(c.card, fast_world)
+        t4 = time.process_time()
+        spent["careful fast"] += t4 - t3
         spent["plain"] += t1 - t0
         spent["careful"] += t2 - t1
         spent["modelled"] += t3 - t2
@@ -125,10 +135,40 @@ def rollout_costs(deals: int, seed: int) -> dict[str, float]:
     return {kind: 1e6 * t / count for kind, t in spent.items()}
 
 
-def print_timing(ms: int, decisions: int, seed: int) -> None:
+def deals_a_decision(spec: str, decisions: int, seed: int) -> list[int]:
+    """Deals ``spec`` sampled for each of ``decisions`` first commits of
+    4-player rounds (seeds ``seed``, ``seed + 1``, ...), by the clock: what
+    ``monte_carlo`` reports, read by wrapping it where ``mcs`` and ``search``
+    call it (so the same command runs on older code too)."""
+    import nimmt.bots.mcs as mcs_module
+    import nimmt.bots.search as search_module
+
+    counts: list[int] = []
+    originals = {m: m.monte_carlo for m in (mcs_module, search_module)}
+
+    def counting(original):  # noqa: ANN001, ANN202
+        def wrapped(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            estimate = original(*args, **kwargs)
+            counts.append(estimate.samples)
+            return estimate
+        return wrapped
+
+    try:
+        for module, original in originals.items():
+            module.monte_carlo = counting(original)
+        for d in range(decisions):
+            game = Game(Options(4, point_limit=None, rounds=1), seed=seed + d)
+            make_strategy(spec, seed=seed + d).decide(game.view(0))
+    finally:
+        for module, original in originals.items():
+            module.monte_carlo = original
+    return counts
+
+
+def print_timing(specs: list[str], ms: int, decisions: int, seed: int) -> None:
     print("| strategy | decisions | mean ms | median | 99th percentile | worst | mean / budget |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for spec in (f"search:ms={ms}", f"mcs:ms={ms}"):
+    for spec in specs:
         t = sorted(decision_times(spec, decisions, seed))
         p99 = t[min(len(t) - 1, int(0.99 * len(t)))]
         print(f"| `{spec}` | {len(t)} | {statistics.mean(t):.1f} | {statistics.median(t):.1f} "
@@ -149,16 +189,27 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="search and mcs at 5 ms: a smoke run")
     p.add_argument("--timing", type=int, metavar="N", default=None,
                    help="instead: time N decisions with a choice of search and of mcs at --ms")
+    p.add_argument("--deals", type=int, metavar="N", default=None,
+                   help="instead: deals a decision of search and mcs at --ms, N first commits")
+    p.add_argument("--spec", action="append", default=None,
+                   help="with --deals or --timing: this strategy (repeatable) instead of search and mcs")
     p.add_argument("--costs", action="store_true",
                    help="instead: CPU time of one rollout of each kind search and mcs use")
     args = p.parse_args()
     if args.costs:
         costs = rollout_costs(300, args.seed)
         for kind, us in costs.items():
-            print(f"{kind:>9}: {us:6.1f} µs a rollout, {us / costs['plain']:.1f}x plain")
+            print(f"{kind:>12}: {us:6.1f} µs a rollout, {us / costs['plain']:.1f}x plain")
+        return 0
+    if args.deals is not None:
+        for spec in args.spec or (f"search:ms={args.ms}", f"mcs:ms={args.ms}"):
+            counts = deals_a_decision(spec, args.deals, args.seed)
+            print(f"{spec}: deals a decision, median {statistics.median(counts):.0f} "
+                  f"(min {min(counts)}, max {max(counts)}) over {len(counts)} first commits")
         return 0
     if args.timing is not None:
-        print_timing(args.ms, args.timing, args.seed)
+        print_timing(args.spec or [f"search:ms={args.ms}", f"mcs:ms={args.ms}"], args.ms,
+                     args.timing, args.seed)
         return 0
     ms, equal_ms = (5, 5) if args.quick else (args.ms, args.equal_ms or args.ms)
     print("| case | strategy | bullheads/round (95% CI) | vs first seat (95% CI) | win share "

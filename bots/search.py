@@ -63,17 +63,16 @@ from typing import Any
 from nimmt.engine import Commit, Decision, DraftPick, Phase, View
 
 from .basic import HeuristicStrategy
+from .careful import CarefulTable
 from .mcs import RandomTable, RandomWorld
 from .montecarlo import deadline_after, monte_carlo
 from .opponents import OpponentModel
 from .rollout import (
     DraftSituation,
     Situation,
-    SortedRows,
     draft_key,
     heuristic_chooser,
     heuristic_finisher,
-    play_careful_first,
 )
 from .sampling import InconsistentView, Unseen
 
@@ -208,21 +207,10 @@ class SearchStrategy:
         if careless and commit and not pro and self.careful:
             # this seat's later cards and those of the seats drawn careful for
             # the world are careful cards; the others play the deal's order
-            start = SortedRows.of(view.rows)
-            turns = min(len(view.hand), 1 + self.depth)
             chances = [(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
-
-            def careful_world(rng: random.Random) -> tuple[list[list[int]], list[int]]:
-                hands = unseen.deal(rng, shuffled=True)
-                return hands, [me, *(s for s, p in chances if rng.random() < p)]
-
-            def careful_cost(decision: Decision, world: tuple[list[list[int]], list[int]],
-                             seed: int) -> float:
-                hands, drawn = world
-                return score(play_careful_first(start, hands, me, decision.card,  # type: ignore[attr-defined]
-                                                turns, drawn, random.Random(seed)))
-
-            return run(careful_world, careful_cost)
+            careful = CarefulTable(view, chances, self.depth)
+            return run(careful.world, lambda decision, world, seed: score(
+                careful.penalties(decision.card, world)))  # type: ignore[attr-defined]
         if careless:  # random play is a random order, fixed for every candidate
             table = RandomTable(view, self.depth)
             return run(table.world, lambda decision, world, seed: score(table.penalties(decision, world)))
