@@ -189,6 +189,7 @@ class ServerConfig:
     resume_burst: int = 10  # ... and at once (a hello with its token beyond: rate_limited)
     tables_per_session: int = 2  # open tables one session created
     tables_per_address: int = 64  # open tables created from one address
+    ladder_step_delay: float = 0.1  # a ladder table's least pause between steps (docs/SERVER.md)
     max_spectators: int = 100  # spectators at one table; one more watch: error table_full
     max_frame_size: int = 65536  # bytes of one frame's body; a larger frame: dropped
     frame_timeout: float = 30.0  # a frame begun must be complete within this
@@ -222,6 +223,9 @@ class ServerConfig:
         check_strategy("bot_level", self.bot_level)
         if not 0 <= self.bot_workers <= 256:
             raise ConfigError(f"bot_workers must be 0 (one per core) to 256, not {self.bot_workers!r}")
+        if not 0.0 <= self.ladder_step_delay <= 10.0:
+            raise ConfigError("ladder_step_delay must be 0 to 10 seconds, not "
+                              f"{self.ladder_step_delay!r}")
         for name in ("max_connections", "max_tables", "send_queue", "chat_max",
                      "max_per_address", "max_unwelcomed", "max_unwelcomed_per_address",
                      "tables_per_session", "tables_per_address"):

@@ -44,6 +44,7 @@ def make_config(**table: Any) -> ServerConfig:
     """Settings for tests: fast tables unless a test asks otherwise."""
     top = {k: table.pop(k) for k in list(table) if k in ServerConfig.__dataclass_fields__}
     top.setdefault("bot_level", "easy")  # instant bots, so fake clocks work
+    top.setdefault("ladder_step_delay", 0.0)  # ladder tables as quick as the test asks
     settings = replace(TableSettings(), **table)
     return ServerConfig(port=0, table=settings, **top).validate()
 

@@ -9,6 +9,7 @@ import trio
 
 from nimmt import protocol as P
 from nimmt.server import start_server
+from nimmt.server.config import ServerConfig
 from nimmt.server.ratings import Rating
 from server_helpers import Player, ScriptClient, make_config, play_until_over, serve_memory
 
@@ -214,5 +215,31 @@ async def test_tables_filled_with_bots_for_a_player_who_leaves_them_count_as_the
         await eve.expect(lambda m: isinstance(m, P.Seated)
                          and m.table.table_id == seated.table.table_id)
         for client in (eve, ann):
+            await client.aclose()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_ladder_table_paces_its_steps_at_least_as_the_server_says():
+    """Bots queue asking for no pause: the server's ``ladder_step_delay`` (0.1 s by
+    default) keeps fifty such tables from taking its loop from the people's."""
+    assert ServerConfig().ladder_step_delay == 0.1
+    slow = P.TableOptions(rounds=1, point_limit=None, step_delay=0.5)
+    async with trio.open_nursery() as nursery:
+        server = await serve_memory(nursery, make_config(ladder_step_delay=0.1))
+        clients = []
+        for name in ("Ann", "Bob", "Cat", "Dan"):
+            client = await ScriptClient.memory(server, nursery, name, hello=False)
+            await client.hello(key=KEY)
+            clients.append(client)
+        ann, bob, cat, dan = clients
+        await queue(ann, 2)  # QUICK: step_delay 0
+        await queue(bob, 2)
+        for client in (cat, dan):  # a longer pause than the least is kept
+            await client.request(P.Queue(seats=2, options=slow, fill_after=None))
+        for client, pause in ((ann, 0.1), (bob, 0.1), (cat, 0.5), (dan, 0.5)):
+            seated = await client.expect("seated")
+            assert isinstance(seated, P.Seated)
+            assert seated.table.options.step_delay == pause
+        for client in clients:
             await client.aclose()
         nursery.cancel_scope.cancel()
