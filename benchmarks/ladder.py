@@ -7,7 +7,8 @@ beside them.
 
 Each ladder bot is the code of ``nimmt-bot --ladder --strategy heuristic --bot-level
 easy``: a ``nimmt.bots.session.BotSession`` with a ``LadderAsk`` (4 seats, the
-options nimmt-bot queues with: step delay 0, 66 points; fill with easy bots after
+options nimmt-bot queues with: step delay 0 (the server paces ladder tables at its
+``ladder_step_delay``), 66 points; fill with easy bots after
 30 s), on its own connection (``nimmt.client.net``), with its own claimed name
 and key. It queues, plays, leaves, queues again. They run as many sessions in
 ``--processes`` worker processes (one asyncio loop each), not as one process per

@@ -31,7 +31,7 @@ MAX_LOG: Final = 500
 DEFAULT_LIMIT: Final = 66
 #: The longest time the protocol lets a table give a decision (an hour): a table that
 #: gives it is shown as untimed (no clock), as ``nimmt-client --solo`` is by default.
-UNTIMED: Final = 3600.0
+UNTIMED: Final = P.MAX_DECISION_TIME
 
 
 class TableState:

@@ -92,6 +92,7 @@ from .messages_queue import MAX_FILL_AFTER, LeaveQueue, Queue, Queued, QueueLeft
 from .states import TRANSITIONS, ConnState, Role, transition
 from .structs import (
     DEFAULT_MAX_FRAME_SIZE,
+    MAX_DECISION_TIME,
     MAX_LEADERBOARD_ROWS,
     MAX_TABLES_LISTED,
     PROTOCOL_VERSION,
@@ -112,6 +113,7 @@ __all__ = [
     "unpack_body", "decode_message", "HEADER_SIZE",
     # constants
     "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "DEFAULT_MAX_FRAME_SIZE", "MAX_TABLES_LISTED",
+    "MAX_DECISION_TIME",
     "MAX_SAFE_INT",
     # errors
     "ProtocolError", "LocalProtocolError", "RemoteProtocolError", "ErrorCode", "ERROR_CODES",

@@ -22,6 +22,7 @@ from .fields import (
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "MAX_DECISION_TIME",
     "SUPPORTED_VERSIONS",
     "CLAIM_KEY",
     "DEFAULT_MAX_FRAME_SIZE",
@@ -35,6 +36,10 @@ __all__ = [
     "Limits",
     "Pending",
 ]
+
+#: The longest time a table may give a decision, in seconds (the timers of
+#: ``TableOptions``): a table that gives it is untimed for a client (no clock shown).
+MAX_DECISION_TIME: Final = 3600.0
 
 #: The protocol version this package speaks (``hello.protocol``).
 PROTOCOL_VERSION: Final = 2
@@ -120,9 +125,9 @@ class TableOptions(Struct):
     rounds: int | None = F(Optional(Int(1, 100)), "game ends after this many rounds",
                            default=None)
     countdown: bool = F(Bool, "display scores counting down from the limit", default=False)
-    turn_time: float = F(Float(0.1, 3600.0), "seconds to commit a card", default=30.0)
-    choice_time: float = F(Float(0.1, 3600.0), "seconds for a row or tie choice", default=20.0)
-    draft_time: float = F(Float(0.1, 3600.0), "seconds for a draft pick", default=15.0)
+    turn_time: float = F(Float(0.1, MAX_DECISION_TIME), "seconds to commit a card", default=30.0)
+    choice_time: float = F(Float(0.1, MAX_DECISION_TIME), "seconds for a row or tie choice", default=20.0)
+    draft_time: float = F(Float(0.1, MAX_DECISION_TIME), "seconds for a draft pick", default=15.0)
     step_delay: float = F(Float(0.0, 10.0), "pause between resolution steps", default=0.8)
     autoplay_when_away: str = F(
         OneOf("grace", "immediately"), "play for a disconnected seat at once or after grace",

@@ -147,8 +147,8 @@ class TableSettings:
         if not 0 <= self.rounds <= 100:
             raise ConfigError(f"table.rounds must be 0 to 100, not {self.rounds!r}")
         ranges = {
-            "turn_time": (0.1, 3600.0), "choice_time": (0.1, 3600.0),
-            "draft_time": (0.1, 3600.0), "step_delay": (0.0, 10.0), "grace_time": (0.0, 3600.0),
+            "turn_time": (0.1, P.MAX_DECISION_TIME), "choice_time": (0.1, P.MAX_DECISION_TIME),
+            "draft_time": (0.1, P.MAX_DECISION_TIME), "step_delay": (0.0, 10.0), "grace_time": (0.0, 3600.0),
             "warn_before": (0.0, 3600.0), "abandon_after": (1.0, 86400.0),
             "keep_finished": (0.0, 86400.0), "time_bank": (0.0, 3600.0),
         }

@@ -64,7 +64,7 @@ from .match_events import messages_for
 __all__ = ["main", "spectator_messages", "verify_main"]
 
 #: The decisions' times a replayed table announces: the longest (clients show no clock).
-_UNTIMED = 3600.0
+_UNTIMED = P.MAX_DECISION_TIME
 
 PROG = "nimmt-replay"
 
