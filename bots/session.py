@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,8 +22,7 @@ from .bridge import PlayerGaveUp
 from .players import Ask, Player
 from .tracker import SeatTracker
 
-__all__ = ["BotResult", "BotSession", "LadderAsk", "RECONNECT_FOR", "TABLE_WAIT", "FILL_AFTER",
-           "new_entropy"]
+__all__ = ["BotResult", "BotSession", "LadderAsk", "RECONNECT_FOR", "TABLE_WAIT", "FILL_AFTER"]
 
 log = logging.getLogger("nimmt.bots")
 
@@ -51,12 +49,6 @@ _Key = tuple[str, int, int, int]
 _FALLBACK = HeuristicStrategy()
 
 
-def new_entropy() -> str:
-    """16 random bytes (hex) for ``join.entropy`` / ``queue.entropy``: the bot's share
-    in the deals of its next game (docs/PROTOCOL.md, "Verifiable deals")."""
-    return secrets.token_hex(16)
-
-
 @dataclass(frozen=True)
 class LadderAsk:
     """What a ladder bot queues for (``queue``): ``seats`` players with ``options``,
@@ -70,7 +62,7 @@ class LadderAsk:
 
     def request(self) -> wire.Queue:
         return wire.Queue(seats=self.seats, options=self.options, fill_after=self.fill_after,
-                          bot_level=self.bot_level, entropy=new_entropy())
+                          bot_level=self.bot_level)
 
 
 @dataclass
@@ -104,7 +96,8 @@ class BotSession:
 
     ``ladder``: queue for rated games instead (``queue``), leave each table when
     its game is over and queue again, until ``games`` games are played (0: until
-    stopped). Every ``join`` and ``queue`` carries 16 random bytes of entropy.
+    stopped). Every ``join`` and ``queue`` carries 16 random bytes of entropy (added by
+    ``ClientConnection``).
     """
 
     def __init__(self, conn: ClientConnection, player: Player, *, name: str, join: str | None,
@@ -147,7 +140,7 @@ class BotSession:
             self._queued_at = time.monotonic()
             await self.conn.send(self.ladder.request())
         elif self.join is not None:
-            await self.conn.send(wire.Join(table_id=self.join, entropy=new_entropy()))
+            await self.conn.send(wire.Join(table_id=self.join))
         elif self.create is not None:
             await self.conn.send(wire.CreateTable(options=self.create, name=f"{self.name}'s table"))
         else:
@@ -160,7 +153,7 @@ class BotSession:
     async def _on_table_list(self, message: wire.TableList) -> None:
         for table in message.tables:
             if table.status == "waiting" and any(seat is None for seat in table.seats):
-                await self.conn.send(wire.Join(table_id=table.table_id, entropy=new_entropy()))
+                await self.conn.send(wire.Join(table_id=table.table_id))
                 return
         await self._create_own()
 

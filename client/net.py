@@ -76,7 +76,7 @@ log = logging.getLogger("nimmt.client")
 DEFAULT_PORT: Final = 6066
 #: What the client says it is in ``hello.software``.
 SOFTWARE: Final = "nimmt-client 0.1"
-#: Random bytes each ``join`` adds to the deals (``join.entropy``).
+#: Random bytes each ``join`` and ``queue`` add to the deals (``entropy``).
 JOIN_ENTROPY_BYTES: Final = 16
 _READ_SIZE: Final = 65536
 #: Waits between reconnection attempts (the last one repeats).
@@ -193,8 +193,8 @@ class ClientConnection:
                  key: str | None = None) -> None:
         self.host = host
         self.key = key  # the name's secret key (claims it; required once claimed)
-        #: every ``join`` carries 16 random bytes of ``entropy`` (unless it has its own):
-        #: the deals of the table's next game then depend on them (docs/PROTOCOL.md,
+        #: every ``join`` and ``queue`` carries 16 random bytes of ``entropy`` (unless it
+        #: has its own): the deals of the table's next game then depend on them (docs/PROTOCOL.md,
         #: "Verifiable deals"); False sends none
         self.entropy = True
         self.port = port
@@ -436,7 +436,7 @@ class ClientConnection:
         message (e.g. a ``commit`` after ``game_over`` arrived) or if there is no
         link at the moment.
         """
-        if isinstance(msg, P.Join) and msg.entropy is None and self.entropy \
+        if isinstance(msg, P.Join | P.Queue) and msg.entropy is None and self.entropy \
                 and self._conn is not None and self._conn.version >= 2:
             msg = dataclasses.replace(msg, entropy=secrets.token_hex(JOIN_ENTROPY_BYTES))
         rid: int | None = msg.id

@@ -1,6 +1,6 @@
 """Issue 27 item 3 from the bots' side: ``nimmt-bot --ladder`` queues, plays, and
 queues again after each game until stopped; ladder bots of the SDK's code meet
-each other at the tables the server forms; every seat carries entropy."""
+each other at the tables the server forms."""
 
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ many tables instead of one each.
 
 With ``durability="normal"`` (``synchronous=NORMAL`` in WAL mode) a commit
 only hands SQLite's log pages to the operating system — no sync to the disk —
-so the transaction runs on the event loop itself: a fraction of a millisecond
-(benchmarks/README.md), where a hand-over to a thread and back cost more CPU
-and latency than the write. What can wait on the disk runs in threads: the
+so the transaction runs on the event loop itself: a hand-over of every write
+to a thread and back cost the trio thread more than that (benchmarks/README.md,
+"The writes on the event loop"). What can wait on the disk runs in threads: the
 copies of the log back into the file (a ``Checkpointer`` beside the writes;
 the writer's own ``checkpoint`` once the log grew past its bound), reads, and
 every transaction with ``durability="full"`` (each one synced).
@@ -114,8 +114,6 @@ class AsyncStore:
         self.lost_tables: set[str] = set()
         #: transactions written (each one a group of writes), for tests and benchmarks
         self.commits = 0
-        #: checkpoints the writer made itself (the log had grown past its bound)
-        self.forced_checkpoints = 0
         self._queue: deque[_Write] = deque()  # handed in, not yet on disk, in order
         self._wanted = False  # new writes (or a retry) since the leader last took the queue
         self._leading = False  # a task is writing the queue: later writes wait for it
@@ -189,7 +187,6 @@ class AsyncStore:
         else:
             with self._checkpointer.lock:
                 self.store.checkpoint()
-        self.forced_checkpoints += 1
 
     def _write_group(self, calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]],
                      ) -> tuple[list[tuple[Any, BaseException | None]], StorageWriteError | None]:
