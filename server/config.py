@@ -87,6 +87,9 @@ class TableSettings:
     choice_time: float = 20.0  # to choose a row (a card that fits no row) or a tied place
     draft_time: float = 15.0  # to pick a card in Draft
     step_delay: float = 0.8  # between resolution steps, while a person watches
+    # between resolution steps while no person watches (0: full speed); the server sets
+    # it, never a client: the ladder's tables get ``ladder_step_delay``
+    unwatched_step_delay: float = 0.0
     autoplay_when_away: str = "grace"  # "grace" or "immediately"
     grace_time: float = 30.0  # "grace": a player away this long is played for at once
     # the strategy that decides a card or pick at a deadline: a level, or a strategy
@@ -148,7 +151,8 @@ class TableSettings:
             raise ConfigError(f"table.rounds must be 0 to 100, not {self.rounds!r}")
         ranges = {
             "turn_time": (0.1, P.MAX_DECISION_TIME), "choice_time": (0.1, P.MAX_DECISION_TIME),
-            "draft_time": (0.1, P.MAX_DECISION_TIME), "step_delay": (0.0, 10.0), "grace_time": (0.0, 3600.0),
+            "draft_time": (0.1, P.MAX_DECISION_TIME), "step_delay": (0.0, 10.0),
+            "unwatched_step_delay": (0.0, 10.0), "grace_time": (0.0, 3600.0),
             "warn_before": (0.0, 3600.0), "abandon_after": (1.0, 86400.0),
             "keep_finished": (0.0, 86400.0), "time_bank": (0.0, 3600.0),
         }

@@ -94,10 +94,12 @@ class QueueDesk:
         try:
             options = replace(msg.options, seats=msg.seats, rated=True)
             settings = TableSettings.from_wire(options, lobby.config.table)
-            # bots that queue ask for no pause: fifty of their tables played flat out
-            # would leave the people's tables waiting for the server's loop
-            settings = replace(settings, step_delay=max(settings.step_delay,
-                                                        lobby.config.ladder_step_delay))
+            # bots that queue ask for no pause, and a table of bots alone is not paced
+            # at all: fifty of them played flat out leave the people's tables waiting for
+            # the server's loop
+            least = lobby.config.ladder_step_delay
+            settings = replace(settings, step_delay=max(settings.step_delay, least),
+                               unwatched_step_delay=least)
         except UnusableStrategy as e:
             session.send(P.Error(code=E.UNKNOWN_STRATEGY, request=msg.TYPE, re=msg.id,
                                  field="options", message=f"fallback: {e.reason}"[:500]))

@@ -10,8 +10,9 @@ a player who is away (at once for one who left): a bot's strategy decides
 autopilot: RULES.md's default for a row or tie choice, the table's fallback
 strategy for a card or a draft pick. Events are sent in paced steps
 (``send_due_steps``): a step waits ``step_delay`` after the one before while a person
-watches. ``wake_at`` says when the game needs the match next. Functions over
-the match's state (``match_state.MatchState``).
+watches, ``unwatched_step_delay`` (0 but at the ladder's tables) while none does.
+``wake_at`` says when the game needs the match next. Functions over the match's
+state (``match_state.MatchState``).
 """
 
 from __future__ import annotations
@@ -239,8 +240,10 @@ def send_due_steps(m: MatchState) -> bool:
         event, re, pause = backlog[0]
         if pause:
             if m._paced_until is None:
-                delay = m.settings.step_delay
-                if delay > 0 and m.room.person_watching():
+                settings = m.settings
+                delay = (settings.step_delay if m.room.person_watching()
+                         else settings.unwatched_step_delay)
+                if delay > 0:
                     m._paced_until = m._now + delay
             if m._paced_until is not None and m._now < m._paced_until:
                 return False

@@ -243,3 +243,54 @@ async def test_a_ladder_table_paces_its_steps_at_least_as_the_server_says():
         for client in clients:
             await client.aclose()
         nursery.cancel_scope.cancel()
+
+
+async def _step_gaps(least: float) -> list[float]:
+    """Two bot clients (no person) queue for a 2-seat game on a server whose
+    ``ladder_step_delay`` is ``least`` and play it: the time from each turn's
+    ``revealed`` to the first step after it, as Ann sees them."""
+    gaps: list[float] = []
+    async with trio.open_nursery() as nursery:
+        server = await serve_memory(nursery, make_config(ladder_step_delay=least))
+        clients = []
+        for name in ("Ann", "Bob"):
+            client = await ScriptClient.memory(server, nursery, name, "bot", hello=False)
+            await client.hello(key=KEY)
+            clients.append(client)
+        for client in clients:
+            await queue(client, 2)
+        players = [Player(client, seed) for seed, client in enumerate(clients)]
+
+        async def ann() -> None:
+            revealed_at = None
+            while True:
+                msg = await clients[0].recv()
+                if isinstance(msg, P.GameOver):
+                    return
+                if isinstance(msg, P.Revealed):
+                    revealed_at = trio.current_time()
+                elif revealed_at is not None and msg.TYPE in ("placed", "row_taken"):
+                    gaps.append(trio.current_time() - revealed_at)
+                    revealed_at = None
+                reply = players[0].on(msg)
+                if reply is not None:
+                    await clients[0].send(reply)
+
+        async with trio.open_nursery() as inner:
+            inner.start_soon(ann)
+            inner.start_soon(play_until_over, players[1])
+        for client in clients:
+            await client.aclose()
+        nursery.cancel_scope.cancel()
+    return gaps
+
+
+async def test_a_table_of_bots_formed_by_the_queue_is_paced_though_no_person_watches(
+        autojump_clock):
+    """``step_delay`` paces a table only while a person watches; a ladder table of bots
+    alone still waits ``ladder_step_delay`` between its steps (the load test:
+    benchmarks/ladder.py), and plays at full speed when that is 0."""
+    paced = await _step_gaps(0.1)
+    assert len(paced) == 10  # one round of ten turns
+    assert min(paced) >= 0.1 - 1e-9
+    assert max(await _step_gaps(0.0)) == 0.0
