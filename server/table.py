@@ -52,7 +52,7 @@ from .match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
 from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from .room import SeatState
 from .session import Session
-from .storage import AsyncStore, Fact, StorageWriteError, options_to_json
+from .storage import AsyncStore, Fact, PendingWrite, StorageWriteError, options_to_json
 from .thinking import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "storage_notice",
@@ -117,6 +117,11 @@ class Table:
         self._waiting = 0  # requests in _inputs
         self._queued: dict[int, int] = {}  # requests in _inputs, per connection number
         self._wakeup = trio.Event()  # set when an input comes
+        # what the match said, its writes handed to the store, not yet delivered: the
+        # task goes on with the next input meanwhile, and delivers these in order once
+        # the last of their writes (``_held_write``) is on disk (``deliver_held``)
+        self._held: deque[Effects] = deque()
+        self._held_write: PendingWrite | None = None
         # the sessions seen watching (their spectator row is in the database)
         self._watchers: set[int] = {sid for sid, s in self._sessions.items() if s.seat is None}
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
@@ -228,9 +233,13 @@ class Table:
             while not match.closed:
                 if taken >= BATCH:  # let the other tasks run now and then
                     taken = 0
+                    await self.deliver_held()
                     await trio.lowlevel.checkpoint()
                 if not self._inputs:
                     taken = 0
+                    if self._held:  # the inputs taken: one wait on the disk for them all
+                        await self.deliver_held()
+                        continue
                     self._wakeup = trio.Event()
                     with trio.move_on_at(wake):
                         await self._wakeup.wait()
@@ -301,6 +310,7 @@ class Table:
             self._sessions.setdefault(session.sid, session)
         await self._carry_out(self.match.handle(item, trio.current_time(), time.time()))
         if session.sid not in self.match.members and not self.match.has_deferred(session.sid):
+            await self.deliver_held()  # what it must still hear goes to its session
             self._sessions.pop(session.sid, None)
 
     async def _think(self) -> None:
@@ -388,9 +398,19 @@ class Table:
     async def _carry_out(self, effects: Effects) -> None:
         """Do what the match said, in order: link the sessions it seated (before
         anything is awaited: their connection's end reaches this table whatever
-        happens meanwhile), persist, then deliver."""
+        happens meanwhile), persist, then deliver. Effects that only write facts and
+        send messages are held (``_held``) and the task goes on: the writes of the
+        inputs it takes in a row go to disk together."""
         store = self.store
         watch, unwatch = self._link(effects)
+        if store is not None and _only_facts_and_messages(effects):
+            for_facts = store.submit("append", self.id, self.id, tuple(effects.facts)) \
+                if effects.facts else None
+            if for_facts is not None:
+                self._held_write = for_facts
+            self._held.append(effects)
+            return
+        await self.deliver_held()
         if store is not None and (effects.facts or effects.finished is not None
                                   or effects.closed is not None or effects.started
                                   or watch or unwatch):
@@ -478,6 +498,17 @@ class Table:
         if effects.closed is not None and effects.closed != "server shutdown":
             await store.close_table(self.id)
 
+    async def deliver_held(self) -> None:
+        """Deliver the held effects, in order, once their writes are on disk (or failed:
+        then they stay queued in the store, and the games go on in memory)."""
+        write, self._held_write = self._held_write, None
+        if write is not None:
+            assert self.store is not None
+            await self.store.written(write)
+        held = self._held
+        while held:
+            self._deliver(held.popleft())
+
     def notify_all(self, msg: P.Message) -> None:
         """Send ``msg`` to everyone at the table (a server notice)."""
         for session in self._sessions.values():
@@ -557,6 +588,15 @@ def stored_settings(match: Match) -> dict[str, Any]:
     return {"table": asdict(match.settings), "persistent": match.persistent,
             "autostart": match.autostart}
 _EMERGENCY = HeuristicStrategy()
+
+
+def _only_facts_and_messages(effects: Effects) -> bool:
+    """Whether ``effects`` may wait for the disk while the table goes on: no one sits
+    down, leaves or is refused, no game starts or ends, no bot is asked, the table
+    stays open, and no fact is a seat (those carry a session's token)."""
+    return (not (effects.entered or effects.released or effects.refused or effects.thinks
+                 or effects.started) and effects.finished is None and effects.closed is None
+            and all(fact.kind != "seat" for fact in effects.facts))
 
 
 def _bot_key(think: Think) -> _BotKey:

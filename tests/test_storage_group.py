@@ -291,3 +291,40 @@ def test_durability_full_syncs_every_transaction_and_normal_is_the_default(tmp_p
     for durability, synchronous in (("normal", 1), ("full", 2)):
         with Store.open(tmp_path / f"{durability}.db", durability=durability) as store:
             assert store._db.execute("PRAGMA synchronous").fetchone()[0] == synchronous
+
+
+async def test_a_table_writes_the_inputs_it_took_in_a_row_together_and_tells_after(
+        tmp_path: Path) -> None:
+    """Four commits reach a table while the database is busy: the table takes them one
+    after the other and waits on the disk once for the last three (it used to wait for
+    each in turn: four transactions); nobody hears of a commit before it is on disk."""
+    path = tmp_path / "nimmt.db"
+    store = await AsyncStore.open(str(path))
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(), store=store)
+        clients = [await ScriptClient.tcp(port, name) for name in ("Ann", "Bob", "Cy", "Dan")]
+        table_id = await seat_players(clients[0], clients[1:], crash_driver.options(rounds=1))
+        await clients[0].send(P.Start())
+        turns = [await client.expect("turn_started") for client in clients]
+        before = committed(path, table_id)
+        busy, release = threading.Event(), threading.Event()
+        nursery.start_soon(store.read, lambda: (busy.set(), release.wait()))
+        await trio.to_thread.run_sync(busy.wait)
+        commits = store.commits
+        for client, turn in zip(clients, turns):
+            assert isinstance(turn, P.TurnStarted)
+            await client.send(P.Commit(round=turn.round, turn=turn.turn,
+                                       card=Player(client).hand[0]))
+        await trio.testing.wait_all_tasks_blocked()
+        assert committed(path, table_id) == before  # the writer is still busy
+        release.set()
+        for client in clients:
+            await client.expect("revealed")
+            told = [m for m in client.log if isinstance(m, P.CommitAccepted)]
+            assert len(told) == 1
+        assert committed(path, table_id) >= before + 4
+        assert store.commits - commits == 2  # the first commit, then the other three
+        for client in clients:
+            await client.aclose()
+        await server.shutdown()
+    await store.aclose()

@@ -49,7 +49,7 @@ from .facts import Fact
 from .rows import StoredTable
 from .store import Checkpointer, Store
 
-__all__ = ["AsyncStore", "Dropped", "MAX_BACKLOG"]
+__all__ = ["AsyncStore", "Dropped", "MAX_BACKLOG", "PendingWrite"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -87,7 +87,9 @@ def _table_order(table_id: str) -> tuple[int, str]:
     return (int(digits) if digits.isdigit() else 0, table_id)
 
 
-class _Write:
+class PendingWrite:
+    """A write handed in (``AsyncStore.submit``), its outcome once tried."""
+
     __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "event")
 
     def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -96,7 +98,7 @@ class _Write:
         self.result: Any = None
         self.error: BaseException | None = None  # a bug (not a storage fault) in this write
         self.done = False
-        self.event: trio.Event | None = None
+        self.event: trio.Event | None = None  # set once tried (None: nobody waits)
 
 
 class AsyncStore:
@@ -114,7 +116,7 @@ class AsyncStore:
         self.lost_tables: set[str] = set()
         #: transactions written (each one a group of writes), for tests and benchmarks
         self.commits = 0
-        self._queue: deque[_Write] = deque()  # handed in, not yet on disk, in order
+        self._queue: deque[PendingWrite] = deque()  # handed in, not yet on disk, in order
         self._wanted = False  # new writes (or a retry) since the leader last took the queue
         self._leading = False  # a task is writing the queue: later writes wait for it
         self._led = trio.Event()  # set when the leader lets go
@@ -196,7 +198,7 @@ class AsyncStore:
             log.exception("the database writer failed on %d writes", len(calls))
             return [], None
 
-    def _settle(self, batch: list[_Write], done: list[tuple[Any, BaseException | None]],
+    def _settle(self, batch: list[PendingWrite], done: list[tuple[Any, BaseException | None]],
                 error: StorageWriteError | None) -> None:
         """After a transaction: what it wrote leaves the queue and every caller wakes."""
         for write, (result, bug) in zip(batch, done):
@@ -228,8 +230,8 @@ class AsyncStore:
         dropped.tables |= tables
         self.lost_tables |= tables
         for table_id in sorted(tables, key=_table_order):
-            self._queue.append(_Write("close_table", (table_id,), {}, table_id))
-        self._queue.append(_Write("reserve_tables", (self._next_table,), {}, None))
+            self._queue.append(PendingWrite("close_table", (table_id,), {}, table_id))
+        self._queue.append(PendingWrite("reserve_tables", (self._next_table,), {}, None))
         self.dropped = dropped
         return dropped
 
@@ -265,26 +267,42 @@ class AsyncStore:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _hand_in(self, write: _Write) -> None:
+    def _hand_in(self, write: PendingWrite) -> None:
         self._queue.append(write)
         self._wanted = True
 
-    async def _write(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> Any:
+    def submit(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> PendingWrite | None:
+        """Hand in the write ``method(*args, **kwargs)`` of ``table`` (the name of one of
+        the writes below) without waiting for it; ``await written(it)`` waits until it
+        and every write handed in before it have been tried. None: it will not be
+        written (the table lost writes before, or the store is closing)."""
         if table is not None and table in self.lost_tables and method not in _WHOLE:
-            return _UNSET  # this table is in memory only since writes of it were dropped
+            return None  # this table is in memory only since writes of it were dropped
         if self._stopping:
             log.warning("not saved: %s of table %s after the database was closed", method, table)
-            return _UNSET
-        write = _Write(method, args, kwargs, table)
+            return None
+        write = PendingWrite(method, args, kwargs, table)
         write.event = trio.Event()
         self._hand_in(write)
-        if self._leading:
-            await write.event.wait()
-        else:
-            await self._lead()
+        return write
+
+    async def written(self, write: PendingWrite | None) -> Any:
+        """Wait until ``write`` (from ``submit``) has been tried; its result (the
+        store's), or ``_UNSET`` if it is not on disk (storage fails: it stays queued)."""
+        if write is None:
+            return _UNSET
+        assert write.event is not None
+        if not write.event.is_set():
+            if self._leading:
+                await write.event.wait()
+            else:
+                await self._lead()
         if write.error is not None:
             raise write.error
         return write.result if write.done else _UNSET
+
+    async def _write(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> Any:
+        return await self.written(self.submit(method, table, *args, **kwargs))
 
     async def read(self, method: Callable[..., _T], *args: Any) -> _T:
         """Run a read (``store.games``, ``store.open_tables``, ...) in a worker thread,
@@ -319,7 +337,7 @@ class AsyncStore:
         saved with the next transaction)."""
         number = self._next_table
         self._next_table += 1
-        self._hand_in(_Write("reserve_tables", (self._next_table,), {}, None))
+        self._hand_in(PendingWrite("reserve_tables", (self._next_table,), {}, None))
         return f"t{number}"
 
     async def append(self, table_id: str, *facts: Fact) -> StorageWriteError | None:
