@@ -263,6 +263,27 @@ def test_lobby_keys_join_watch_and_create_a_table_that_bots_fill_at_the_start() 
     ui_test(script)
 
 
+def test_the_new_table_form_creates_a_rated_table_and_says_what_to_do_if_refused() -> None:
+    async def script(h: Harness) -> None:
+        await h.feed(P.TableList(tables=()))
+        await h.keys("n")
+        form = text_of(render.form_panel(h.c, 78))
+        assert "Rated" in form
+        await h.keys(ENTER)  # the default: a casual table
+        assert not h.sent(P.CreateTable)[-1].options.rated
+        await h.keys("n" + DOWN * 3)
+        assert "ratings" in text_of(render.form_panel(h.c, 78))  # what Rated means
+        await h.keys(RIGHT + ENTER)
+        assert h.sent(P.CreateTable)[-1].options.rated
+        # a name that is not claimed: the server refuses, the client says how to claim it
+        await h.feed(P.Error(code="not_allowed", request="create_table", field="options.rated",
+                             message="this table is rated: only players who claimed their "
+                             "name may sit"))
+        status = text_of(render.status_line(h.c))
+        assert "claimed their name" in status and "--claim" in status
+    ui_test(script)
+
+
 def test_host_keys_add_remove_bots_start_and_leave() -> None:
     async def script(h: Harness) -> None:
         await h.feed(P.Seated(table=table(["Ann", "Bot-1", None], bots=(1,)), seat=0))

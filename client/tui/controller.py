@@ -33,6 +33,9 @@ __all__ = ["Sender", "StartPlan", "Controller"]
 CONFIRM_SECONDS = 3.0
 STATUS_SECONDS = 6.0
 SOLO_START_AFTER = 1.0
+#: What to do when a rated table is refused because the name is not claimed.
+RATED_HINT = ("Rated tables are for claimed names: start nimmt-client again with --claim, "
+              "or set Rated to no.")
 
 
 class Sender(Protocol):
@@ -165,6 +168,8 @@ class Controller(LadderKeys):
                 hint = error_hint(msg.code)
                 if "Press w" in hint and (m.table is not None or self.plan.spectator):
                     hint = ""  # w watches from the lobby; a spectator only watches
+                if msg.field == "options.rated":  # the form's Rated, with a name not claimed
+                    hint = RATED_HINT
                 self.status(f"{msg.message or code_words(msg.code)}. {hint}".strip(), "error")
         elif isinstance(msg, P.LeaderboardPage):
             self._ladder_page(msg)

@@ -317,30 +317,37 @@ def _players_text(t: P.TableInfo, room: int) -> str:
     return f" · {len(names)} seated" if names and room >= 12 else ""
 
 
-def form_panel(c: Controller, width: int = 80) -> Frags:
+def form_panel(c: Controller, width: int = 80, height: int | None = None) -> Frags:
     """The new-table form: one line per option (label, value), then what the option
-    under the cursor means, wrapped at word boundaries."""
+    under the cursor means, wrapped at word boundaries. In fewer than ``height``
+    lines the options scroll with the cursor (↑/↓ in the first column: more there)."""
     form = c.ui.form
     if form is None:
         return []
+    text = FORM_FIELDS[form.cursor].help
+    help_lines = wrap(text[0].upper() + text[1:] + ".", width - 2, indent="  ", more="  ")
+    count = len(FORM_FIELDS)
+    rows = count if height is None else max(1, min(count, height - len(help_lines)))
+    first = min(max(0, form.cursor - rows // 2), count - rows)
+    last = first + rows - 1
     out: Frags = []
-    for i, f in enumerate(FORM_FIELDS):
+    for i in range(first, last + 1):
+        f = FORM_FIELDS[i]
         value = form.values[f.key]
         if value is None:
-            shown = "off"
+            value_text = "off"
         elif isinstance(value, bool):
-            shown = "yes" if value else "no"
+            value_text = "yes" if value else "no"
         elif isinstance(value, float):
-            shown = "untimed" if f.key == "turn_time" and value >= UNTIMED else f"{value:g}"
+            value_text = "untimed" if f.key == "turn_time" and value >= UNTIMED else f"{value:g}"
         else:
-            shown = str(value)
+            value_text = str(value)
         sel = i == form.cursor
+        mark = "▶" if sel else "↑" if i == first > 0 else "↓" if i == last < count - 1 else " "
         style = "class:form.selected" if sel else ""
-        out.append((style, f"{'▶' if sel else ' '} {f.label:<24}"))
-        out.append(("class:form.value" if sel else "", f" ◀ {shown:^9} ▶\n"))
-    text = FORM_FIELDS[form.cursor].help
-    out.append(("class:dim", "\n".join(wrap(text[0].upper() + text[1:] + ".", width - 2,
-                                              indent="  ", more="  "))))
+        out.append((style, f"{mark} {f.label:<24}"))
+        out.append(("class:form.value" if sel else "", f" ◀ {value_text:^9} ▶\n"))
+    out.append(("class:dim", "\n".join(help_lines)))
     return out
 
 

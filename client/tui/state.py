@@ -44,6 +44,9 @@ FORM_FIELDS: Final[tuple[FormField, ...]] = (
     FormField("bot_level", "Bots' level", BOT_LEVELS,
               "easy: the card least likely to take a row now; normal: thinks ahead "
               "30 ms a card; hard: 100 ms a card"),
+    FormField("rated", "Rated", (False, True),
+              "finished games change the players' ratings (the leaderboard: R); only "
+              "claimed names may sit (nimmt-client --claim), and built-in bots"),
     FormField("tactic_deck", "Tactic deck", (False, True), "only cards 1 to 10 × seats + 4"),
     FormField("draft", "Draft", (False, True), "pick your hand from an open pool"),
     FormField("professional", "Professional rows", (False, True),
@@ -73,7 +76,8 @@ class CreateForm:
     """The "new table" form: one value per :data:`FORM_FIELDS` entry."""
 
     values: dict[str, Any] = field(default_factory=lambda: {
-        "seats": 4, "fill": True, "bot_level": DEFAULT_BOT_LEVEL, "tactic_deck": False,
+        "seats": 4, "fill": True, "bot_level": DEFAULT_BOT_LEVEL, "rated": False,
+        "tactic_deck": False,
         "draft": False, "professional": False, "point_limit": 66, "rounds": None,
         "countdown": False, "turn_time": 30.0, "time_bank": 60.0, "step_delay": 0.8,
         "autoplay_when_away": "grace"})
@@ -97,6 +101,7 @@ class CreateForm:
         untimed = float(v["turn_time"]) >= UNTIMED
         return TableOptions(
             seats=int(v["seats"]),
+            rated=bool(v["rated"]),
             tactic_deck=bool(v["tactic_deck"]), draft=bool(v["draft"]),
             professional=bool(v["professional"]),
             point_limit=v["point_limit"],
