@@ -19,7 +19,7 @@ from nimmt import protocol as P
 from ..cards import MAX_ROW, row_bullheads
 from ..decisions import COMMIT, DRAFT, ROW, TIE
 from ..leaderboard import rating_text
-from ..words import place_text, rules_words
+from ..words import place_text, queue_words, rules_words
 from .board import players_panel, pool_columns, rows_panel
 from .controller import Controller
 from .frags import (
@@ -268,7 +268,12 @@ def lobby_panel(c: Controller, width: int = 200) -> Frags:
     name_w = 20 if width >= 76 else 12  # the name column gives way to the players
     head = (f"  {'Table':<{id_width}} {'Name':<{name_w}} {'Seats':<6} {'Status':<8} "
             "Game · players")
-    out: Frags = [("class:panel.head", head[:width] + "\n")]
+    out: Frags = []
+    if m.queued is not None:  # what the queue last said, its countdown running on
+        text = f"In the queue: {queue_words(m.queued, m.clock() - m.queued_at)}."
+        out.append(("class:lobby.waiting",
+                    "\n".join(wrap(text, width, indent="  ", more="    ")) + "\n"))
+    out.append(("class:panel.head", head[:width] + "\n"))
     if not m.tables:
         out.append(("class:dim", "\n  No tables yet. Press n to create one.\n"))
         return out
@@ -362,7 +367,7 @@ def status_line(c: Controller, width: int = 200) -> Frags:
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
-_OPTIONAL_KEYS: Final = ("refresh", "history", "leave", "bot level", "remove bot", "watch", "cancel",
+_OPTIONAL_KEYS: Final = ("queue", "refresh", "history", "leave", "bot level", "remove bot", "watch", "cancel",
                          "round", "start/end", "scores", "chat", "ranks")
 
 
@@ -381,13 +386,17 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
         pairs = (("↑/↓", "scroll"), ("m", "your row"), ("r", "refresh"), ("Esc", "close"),
                  ("q", "quit"))
     elif ui.form is not None:
-        pairs = (("↑/↓", "field"), ("←/→", "change"), ("Enter", "create"), ("Esc", "cancel"))
+        pairs = (("↑/↓", "field"), ("←/→", "change"), ("Enter", "create"), ("Q", "queue"),
+                 ("Esc", "cancel"))
     elif m.table is None and c.plan.spectator:
         pairs = (("↑/↓", "table"), ("Enter", "watch"), ("r", "refresh"), ("R", "ranks"),
                  ("c", "chat"), ("?", "help"), ("q", "quit"))
+    elif m.table is None and m.queued is not None:
+        pairs = (("Q", "leave the queue"), ("r", "refresh"), ("R", "ranks"), ("H", "history"),
+                 ("c", "chat"), ("?", "help"), ("q", "quit"))
     elif m.table is None:
         pairs = (("↑/↓", "table"), ("Enter", "join"), ("w", "watch"), ("n", "new table"),
-                 ("r", "refresh"), ("R", "ranks"), ("H", "history"), ("c", "chat"),
+                 ("Q", "queue"), ("r", "refresh"), ("R", "ranks"), ("H", "history"), ("c", "chat"),
                  ("?", "help"), ("q", "quit"))
     else:
         d = m.decision

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from nimmt import protocol as P
 from nimmt.protocol import TableOptions
 
 from ..model_state import UNTIMED
@@ -68,6 +69,10 @@ FORM_FIELDS: Final[tuple[FormField, ...]] = (
               "pause between the placing steps"),
     FormField("autoplay_when_away", "When a player is away", ("grace", "immediately"),
               "play for them after a grace time, or at once"),
+    FormField("fill_after", "Queue: bots after (s)", (0.0, 10.0, 30.0, 60.0, 120.0, 300.0, _OFF),
+              "Q queues for a rated game with these seats and rules instead: the server "
+              "seats you with the players who asked the same; after this long, bots take "
+              "the seats left (off: wait for players)"),
 )
 
 
@@ -80,7 +85,7 @@ class CreateForm:
         "tactic_deck": False,
         "draft": False, "professional": False, "point_limit": 66, "rounds": None,
         "countdown": False, "turn_time": 30.0, "time_bank": 60.0, "step_delay": 0.8,
-        "autoplay_when_away": "grace"})
+        "autoplay_when_away": "grace", "fill_after": 30.0})
     cursor: int = 0
 
     def change(self, delta: int) -> None:
@@ -113,6 +118,12 @@ class CreateForm:
             step_delay=float(v["step_delay"]),
             autoplay_when_away=str(v["autoplay_when_away"]),
         )
+
+    def queue_request(self) -> P.Queue:
+        """The ``queue`` for a rated game of these seats and rules (Q in the form)."""
+        v = self.values
+        return P.Queue(seats=int(v["seats"]), options=self.options(),
+                       fill_after=v["fill_after"], bot_level=str(v["bot_level"]))
 
     @property
     def fill_level(self) -> str | None:
