@@ -6,11 +6,17 @@ message a second at most."""
 
 from __future__ import annotations
 
+import asyncio
+
 import trio
 
 from nimmt import protocol as P
+from nimmt.client.model import TableModel
+from nimmt.client.net import connect
+from nimmt.client.tui.state import CreateForm
 from nimmt.server import start_server
 from nimmt.server.ladder_seating import QUEUED_EVERY
+from real_server import running_server
 from server_helpers import ScriptClient, make_config, serve_memory
 
 KEY = "k" * 40
@@ -121,3 +127,45 @@ async def test_a_crowd_queueing_one_after_another_costs_each_a_message_a_second_
         for client in (host, *crowd):
             await client.aclose()
         nursery.cancel_scope.cancel()
+
+
+def test_the_terminal_clients_queue_line_follows_a_real_server() -> None:
+    """The form's queue request, through the client's connection, and the lobby's
+    line (the model's ``queued``) from what a real server sends as another player
+    queues and leaves."""
+
+    async def scenario(port: int) -> list[str]:
+        ann = await connect("127.0.0.1", port, "Ann", key="a" * 40)
+        bob = await connect("127.0.0.1", port, "Bob", key="b" * 40)
+        model = TableModel()
+        model.apply(ann.welcome)
+        events = ann.events()
+        seen: list[str] = []
+
+        def state() -> str:
+            q = model.queued
+            return "not queued" if q is None else f"{q.position} of {q.waiting}"
+
+        async def until(wanted: str) -> None:
+            while state() != wanted:
+                model.apply(await asyncio.wait_for(anext(events), 10))
+                if not seen or seen[-1] != state():
+                    seen.append(state())
+
+        form = CreateForm()
+        form.values["fill_after"] = None
+        await ann.send(form.queue_request())
+        await until("1 of 1")
+        await bob.send(P.Queue(seats=4, options=form.options(), fill_after=None))
+        await until("1 of 2")  # told as Bob queued
+        await bob.send(P.LeaveQueue())
+        await until("1 of 1")  # and as he left
+        await ann.send(P.LeaveQueue())
+        await until("not queued")
+        await ann.close()
+        await bob.close()
+        return seen
+
+    with running_server() as port:
+        seen = asyncio.run(asyncio.wait_for(scenario(port), 30))
+    assert seen == ["1 of 1", "1 of 2", "1 of 1", "not queued"]
