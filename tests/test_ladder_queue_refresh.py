@@ -18,16 +18,7 @@ from nimmt.server import start_server
 from nimmt.server.ladder_seating import QUEUED_EVERY
 from real_server import running_server
 from server_helpers import ScriptClient, make_config, serve_memory
-
-KEY = "k" * 40
-QUICK = P.TableOptions(rounds=1, point_limit=None, step_delay=0.0)
-
-
-async def claimed(port: int, name: str) -> ScriptClient:
-    client = await ScriptClient.tcp(port, name, key=KEY)
-    assert client.welcome is not None and client.welcome.claimed
-    return client
-
+from test_ladder_queue_server import KEY, QUICK, claimed
 
 async def queue(client: ScriptClient, seats: int) -> P.Message:
     return await client.request(P.Queue(seats=seats, options=QUICK, fill_after=None))
