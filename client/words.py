@@ -17,8 +17,8 @@ from typing import Final
 from nimmt import protocol as P
 from nimmt.protocol import Place, TableOptions
 
-__all__ = ["Words", "queue_words", "cards_text", "rows_text", "place_text", "error_hint", "ERROR_HINTS",
-           "deadline_warning_text", "extra_time_text", "rules_words", "code_words",
+__all__ = ["Words", "cards_text", "rows_text", "place_text", "error_hint", "ERROR_HINTS",
+           "queue_words", "deadline_warning_text", "extra_time_text", "rules_words", "code_words",
            "CODE_WORDS", "BOT_LEVELS",
            "DEFAULT_BOT_LEVEL", "LEVEL_WORDS"]
 

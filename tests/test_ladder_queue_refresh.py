@@ -86,7 +86,7 @@ async def test_a_table_formed_without_them_and_a_full_server_are_told():
         nursery.cancel_scope.cancel()
 
 
-async def test_a_crowd_queueing_one_after_another_costs_each_a_message_a_second_at_most(autojump_clock):
+async def test_a_crowd_queueing_one_by_one_costs_each_a_message_a_second_at_most(autojump_clock):
     async with trio.open_nursery() as nursery:
         server = await serve_memory(nursery, make_config(max_tables=1, ping_interval=3600.0,
                                                          pong_timeout=3600.0))

@@ -367,8 +367,8 @@ def status_line(c: Controller, width: int = 200) -> Frags:
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
-_OPTIONAL_KEYS: Final = ("queue", "refresh", "history", "leave", "bot level", "remove bot", "watch", "cancel",
-                         "round", "start/end", "scores", "chat", "ranks")
+_OPTIONAL_KEYS: Final = ("queue", "refresh", "history", "leave", "bot level", "remove bot",
+                         "watch", "cancel", "round", "start/end", "scores", "chat", "ranks")
 
 
 def keys_line(c: Controller, width: int = 200) -> Frags:
@@ -396,8 +396,8 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
                  ("c", "chat"), ("?", "help"), ("q", "quit"))
     elif m.table is None:
         pairs = (("↑/↓", "table"), ("Enter", "join"), ("w", "watch"), ("n", "new table"),
-                 ("Q", "queue"), ("r", "refresh"), ("R", "ranks"), ("H", "history"), ("c", "chat"),
-                 ("?", "help"), ("q", "quit"))
+                 ("Q", "queue"), ("r", "refresh"), ("R", "ranks"), ("H", "history"),
+                 ("c", "chat"), ("?", "help"), ("q", "quit"))
     else:
         d = m.decision
         pairs = []

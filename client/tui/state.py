@@ -69,7 +69,8 @@ FORM_FIELDS: Final[tuple[FormField, ...]] = (
               "pause between the placing steps"),
     FormField("autoplay_when_away", "When a player is away", ("grace", "immediately"),
               "play for them after a grace time, or at once"),
-    FormField("fill_after", "Queue: bots after (s)", (0.0, 10.0, 30.0, 60.0, 120.0, 300.0, _OFF),
+    FormField("fill_after", "Queue: bots after (s)",
+              (0.0, 10.0, 30.0, 60.0, 120.0, 300.0, _OFF),
               "Q queues for a rated game with these seats and rules instead: the server "
               "seats you with the players who asked the same; after this long, bots take "
               "the seats left (off: wait for players)"),
