@@ -232,8 +232,9 @@ class BotSession:
                 result.rejoins += 1
                 what = "queueing" if self.ladder else f"joining table {self.join}" \
                     if self.join else "creating a table" if self.create else "looking for a table"
-                log.warning("%s: the server no longer knows our session (it restarted without "
-                            "its database, or we were away too long); %s again", self.name, what)
+                log.warning("%s: the server no longer knows our session (it restarted: it "
+                            "keeps only the sessions seated at a table, and only with its "
+                            "database; or we were away too long); %s again", self.name, what)
                 self.answers.clear()
                 await self.take_seat()
         elif isinstance(message, wire.TableList) and self.tracker.model.table is None \

@@ -71,7 +71,7 @@ from .link import LinkLost, LinkRestored
 from .model_game import GameMessages
 from .model_state import IN_GAME, PHASES, table_label
 from .records import GameResult, LogLine, Notice, RoundResult, SeatView, Step
-from .words import code_words, error_hint
+from .words import code_words, error_hint, queue_words
 
 __all__ = ["TableModel", "SeatView", "LogLine", "RoundResult", "GameResult", "PHASES", "Step",
            "Notice"]
@@ -212,6 +212,7 @@ class TableModel(GameMessages):
         fresh = self.token is not None and not m.resumed
         asked = self.my_name
         self.my_name, self.token, self.server, self.limits = m.name, m.token, m.server, m.limits
+        self.claimed = m.claimed  # rated tables and the queue are for claimed names
         self.online = True
         if fresh:
             self.resyncing = False
@@ -249,6 +250,7 @@ class TableModel(GameMessages):
         self._say(f"Connection lost ({m.reason}) — reconnecting…", "link")
 
     def _on_link_restored(self, m: LinkRestored) -> None:
+        self.queued = None  # a queue entry belongs to the connection that made it
         self._on_welcome(m.welcome)
         if m.welcome.resumed:
             self._say("Reconnected.", "link")
@@ -321,7 +323,19 @@ class TableModel(GameMessages):
     def _on_table_closed(self, m: P.TableClosed) -> None:
         self.tables = [t for t in self.tables if t.table_id != m.table_id]
 
+    # -- the ladder queue (protocol 2) -----------------------------------------
+    def _on_queued(self, m: P.Queued) -> None:
+        if m.re is not None:  # the answer (a refresh changes the lobby's line only)
+            self._say(f"You wait in the queue: {queue_words(m)}.", "info")
+        self.queued, self.queued_at = m, self.clock()
+
+    def _on_queue_left(self, m: P.QueueLeft) -> None:
+        self.queued = None
+        if m.reason == "left":
+            self._say("You left the queue.", "info")
+
     def _on_seated(self, m: P.Seated) -> None:
+        self.queued = None  # (a table the queue formed)
         was_here = self.table is not None and self.table.table_id == m.table.table_id
         if not was_here or self.watching:
             self._reset_game()

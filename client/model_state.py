@@ -52,6 +52,10 @@ class TableState:
         self.goodbye: P.Goodbye | None = None
         self.notices: list[Notice] = []
         self.lost_at: float | None = None
+        self.claimed = False  # our name is claimed with our key (welcome.claimed)
+        #: where we stand in the ladder queue (the last ``queued``), and since when
+        self.queued: P.Queued | None = None
+        self.queued_at = 0.0
         self._answered: set[tuple[str, int, int, int]] = set()
         self._said: list[str] = []
         # a score sheet and ranking kept by an earlier run (client.keep): (table, ...)

@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from nimmt import protocol as P
 from nimmt.protocol import Place, TableOptions
 
 __all__ = ["Words", "cards_text", "rows_text", "place_text", "error_hint", "ERROR_HINTS",
-           "deadline_warning_text", "extra_time_text", "rules_words", "code_words",
+           "queue_words", "deadline_warning_text", "extra_time_text", "rules_words", "code_words",
            "CODE_WORDS", "BOT_LEVELS",
            "DEFAULT_BOT_LEVEL", "LEVEL_WORDS"]
 
@@ -146,6 +147,24 @@ def rules_words(o: TableOptions) -> list[str]:
     if o.rounds:
         out.append(f"{o.rounds} round{'' if o.rounds == 1 else 's'}")
     return out
+
+
+def queue_words(q: P.Queued, waited: float = 0.0) -> str:
+    """Where a player stands in the ladder queue, ``waited`` seconds after ``q`` came.
+
+    >>> queue_words(P.Queued(seats=4, position=2, waiting=3, fill_in=30.0), 5.0)
+    'rated game of 4 · 2nd of 3 waiting · bots in 25 s'
+    >>> queue_words(P.Queued(seats=2, position=1, waiting=1, fill_in=None, server_full=True))
+    'rated game of 2 · 1st of 1 waiting · the server is full: a table forms when one closes'
+    """
+    n = q.position
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    out = [f"rated game of {q.seats}", f"{n}{suffix} of {q.waiting} waiting"]
+    if q.server_full:
+        out.append("the server is full: a table forms when one closes")
+    elif q.fill_in is not None:
+        out.append(f"bots in {max(0, round(q.fill_in - waited))} s")
+    return " · ".join(out)
 
 
 def error_hint(code: str) -> str:

@@ -43,7 +43,8 @@ class Queue(Message):
 
 @message("queued", S, since=2)
 class Queued(Message):
-    """You wait in the queue (the answer to queue)."""
+    """You wait in the queue: the answer to queue (re set), and again (re nil) when your
+    position, waiting or server_full changed, at most once a second."""
 
     seats: int = F(Int(2, 10), "the seats of the game you wait for")
     position: int = F(Int(1, 1_000_000), "your place among those waiting for that game, "

@@ -14,6 +14,12 @@ says which tables to open, at most ``room`` of them:
    bots of its ``bot_level`` in the seats left. An entry with ``fill_after`` None
    never fills, and is never taken into a table filled for someone else.
 
+Those who wait are told again (``queued``) when their place, the number waiting for
+their kind, or whether the server is full changed: ``stale(server_full)`` says
+whether someone must be told, ``refresh(server_full)`` who (one ``Standing`` per
+entry whose last told place, count or ``server_full`` differs, however many
+changes there were since).
+
 Nothing here reads a clock or does I/O: the lobby passes ``now`` and sleeps until
 ``next_fill()``. A formed entry, a left one and a replaced one are gone from every
 index at once (``remove``): nothing of them is left behind.
@@ -25,7 +31,7 @@ import math
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["Entry", "Formed", "LadderQueue"]
+__all__ = ["Entry", "Formed", "LadderQueue", "Standing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +66,17 @@ class Formed:
     filled_for: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What to tell ``entry`` (``queued``): its ``position`` among the ``waiting``
+    for its kind, and whether the server is full."""
+
+    entry: Entry
+    position: int
+    waiting: int
+    server_full: bool
+
+
 class LadderQueue:
     """Every entry waiting, by kind (in the order they came) and by session."""
 
@@ -67,6 +84,10 @@ class LadderQueue:
         self._kinds: dict[Hashable, dict[int, Entry]] = {}
         self._by_who: dict[int, Entry] = {}
         self._by_name: dict[str, Entry] = {}
+        # what each entry was last told: (position, waiting, server_full)
+        self._told: dict[int, tuple[int, int, bool]] = {}
+        self._changed: set[Hashable] = set()  # kinds whose line changed since refresh()
+        self._full: bool | None = None  # server_full at the last refresh()
 
     # ------------------------------------------------------------------ queries
     def __len__(self) -> int:
@@ -106,6 +127,7 @@ class LadderQueue:
         self._kinds.setdefault(entry.kind, {})[entry.who] = entry
         self._by_who[entry.who] = entry
         self._by_name[entry.name_key] = entry
+        self._changed.add(entry.kind)
         return old
 
     def remove(self, who: int) -> Entry | None:
@@ -114,11 +136,59 @@ class LadderQueue:
         if entry is None:
             return None
         del self._by_name[entry.name_key]
+        self._told.pop(who, None)
         entries = self._kinds[entry.kind]
         del entries[who]
-        if not entries:
+        if entries:
+            self._changed.add(entry.kind)
+        else:
             del self._kinds[entry.kind]
+            self._changed.discard(entry.kind)
         return entry
+
+    # ------------------------------------------------------------------ telling
+    def told(self, who: int, server_full: bool) -> None:
+        """``who`` was just told its place (the answer to its ``queue``)."""
+        self._told[who] = (*self.position(who), server_full)
+
+    def stale(self, server_full: bool) -> bool:
+        """Whether someone waiting may have to be told again (``refresh``)."""
+        return bool(self._changed) or (server_full != self._full and bool(self._by_who))
+
+    def refresh(self, server_full: bool) -> list[Standing]:
+        """Those whose place, count of waiting or ``server_full`` is not what they were
+        last told (each once, as they are now), in the order they queued by kind;
+        from now on they count as told.
+
+        >>> q = LadderQueue()
+        >>> for who in (1, 2, 3):
+        ...     _ = q.add(Entry(who, str(who), "k", 4, 0.0, float(who), None, "easy"))
+        ...     q.told(who, False)
+        >>> [(s.entry.who, s.position, s.waiting) for s in q.refresh(False)]
+        [(1, 1, 3), (2, 2, 3)]
+        >>> q.refresh(False)
+        []
+        >>> _ = q.remove(1)
+        >>> [(s.entry.who, s.position, s.waiting) for s in q.refresh(False)]
+        [(2, 1, 2), (3, 2, 2)]
+        >>> [(s.entry.who, s.server_full) for s in q.refresh(True)]
+        [(2, True), (3, True)]
+        """
+        kinds = list(self._kinds) if server_full != self._full else list(self._changed)
+        self._changed.clear()
+        self._full = server_full
+        out: list[Standing] = []
+        for kind in kinds:
+            entries = self._kinds.get(kind)
+            if not entries:
+                continue
+            waiting = len(entries)
+            for position, (who, entry) in enumerate(entries.items(), 1):
+                now = (position, waiting, server_full)
+                if self._told.get(who) != now:
+                    self._told[who] = now
+                    out.append(Standing(entry, position, waiting, server_full))
+        return out
 
     # ------------------------------------------------------------------ forming tables
     def form(self, now: float, room: int) -> list[Formed]:

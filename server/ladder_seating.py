@@ -19,7 +19,11 @@ Decided here (docs/PROTOCOL.md, "The ladder queue"):
 * a server at ``max_tables`` keeps the queue waiting (``queued.server_full``
   says so) and forms the next table when one closes;
 * a queue entry belongs to the connection that made it: a dropped connection,
-  one replaced by a resume, or ``leave_queue`` removes it, leaving nothing.
+  one replaced by a resume, or ``leave_queue`` removes it, leaving nothing;
+* those who wait are sent ``queued`` again when their place, the number waiting
+  for their game or ``server_full`` changed (``LadderQueue.refresh``), at most
+  once every ``QUEUED_EVERY`` seconds each: a crowd coming and going costs each
+  waiting player one message a second at most, never one per arrival.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from .ladder import LadderDesk
 from .ladder_queue import Entry, Formed, LadderQueue
 from .session import Session
 
-__all__ = ["QueueDesk", "UNCLAIMED_IN_QUEUE"]
+__all__ = ["QueueDesk", "QUEUED_EVERY", "UNCLAIMED_IN_QUEUE"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -48,6 +52,10 @@ E = P.ErrorCode
 UNCLAIMED_IN_QUEUE = ("the ladder queue is for rated games: only players who claimed their "
                       "name may queue (connect with protocol 2 and a key: hello.key, e.g. "
                       "nimmt-bot --claim); play at a table that is not rated instead")
+
+
+#: Seconds between two refreshed ``queued`` (the changes meanwhile are told at once).
+QUEUED_EVERY = 1.0
 
 
 class LobbyTables(Protocol):
@@ -78,6 +86,7 @@ class QueueDesk:
         self._entropy: dict[int, str | None] = {}  # their join.entropy, by sid
         self._wakeup = trio.Event()
         self._running = False
+        self._tell_at = -math.inf  # the next refreshed queued not before this
 
     def queued(self, session: Session) -> bool:
         return session.sid in self.queue
@@ -135,9 +144,10 @@ class QueueDesk:
         self._sessions[session.sid] = session
         self._entropy[session.sid] = msg.entropy
         position, waiting = self.queue.position(session.sid)
+        full = self._room() <= 0
         session.send(P.Queued(seats=msg.seats, position=position, waiting=waiting,
-                              fill_in=msg.fill_after, server_full=self._room() <= 0,
-                              re=msg.id))
+                              fill_in=msg.fill_after, server_full=full, re=msg.id))
+        self.queue.told(session.sid, full)
         log.info("session %s (%s) queues for %d seats (rating %.2f, %d waiting)", session.sid,
                  session.name, msg.seats, entry.rating, waiting)
         self._wake()
@@ -172,11 +182,15 @@ class QueueDesk:
         """Take ``session`` out of the queue (its connection is gone, or replaced)."""
         self._sessions.pop(session.sid, None)
         self._entropy.pop(session.sid, None)
-        return self.queue.remove(session.sid)
+        entry = self.queue.remove(session.sid)
+        if entry is not None:
+            self.changed()  # the others behind it moved up
+        return entry
 
     # ------------------------------------------------------------------ the task
     def changed(self) -> None:
-        """Something the queue waits for happened (a table closed)."""
+        """Something the queue waits for happened (a table opened or closed, an entry
+        left)."""
         if self._running:
             self._wake()
 
@@ -192,9 +206,10 @@ class QueueDesk:
         return lobby.config.max_tables - sum(not t.closed for t in lobby.tables.values())
 
     async def run(self) -> None:
-        """Open the tables the queue forms, then sleep until the next entry's wait
-        runs out, an entry comes or a table closes (a full server: only the latter
-        two)."""
+        """Open the tables the queue forms and tell those still waiting where they
+        stand, then sleep until the next entry's wait runs out, an entry comes or
+        goes, a table opens or closes (a full server: not the first), or the next
+        refresh is due."""
         while True:
             self._wakeup = trio.Event()
             room = self._room()
@@ -204,9 +219,27 @@ class QueueDesk:
                     self._open(table)
                 except Exception:  # a bug must not take the queue (or the server) down
                     log.exception("ladder queue: a table could not be opened")
+            full = self._room() <= 0
+            if self.queue.stale(full) and trio.current_time() >= self._tell_at:
+                self._tell(full)
             wake = self.queue.next_fill() if len(formed) < room else math.inf
+            if self.queue.stale(full):
+                wake = min(wake, self._tell_at)
             with trio.move_on_at(wake):
                 await self._wakeup.wait()
+
+    def _tell(self, full: bool) -> None:
+        """Send ``queued`` to each entry whose standing changed since it was told."""
+        now = trio.current_time()
+        standings = self.queue.refresh(full)
+        for s in standings:
+            entry = s.entry
+            fill_in = None if entry.fill_after is None else max(0.0, entry.fill_at - now)
+            self._sessions[entry.who].send(P.Queued(
+                seats=entry.seats, position=s.position, waiting=s.waiting, fill_in=fill_in,
+                server_full=s.server_full))
+        if standings:
+            self._tell_at = now + QUEUED_EVERY
 
     def _open(self, formed: Formed) -> None:
         """Open ``formed``'s rated table with its bots, and seat its players as if each

@@ -108,6 +108,7 @@ class Lobby:
         self.tables[table.id] = table
         self.nursery.start_soon(table.run, name=f"table {table.id}")
         self.table_changed(table)
+        self.ladder_queue.changed()  # those waiting may have to hear the server is full
         return table
 
     def open_bot_table(self) -> Table:

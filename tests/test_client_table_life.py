@@ -19,7 +19,7 @@ from nimmt.client.model import TableModel
 from nimmt.client.replay import ReplayPlayer
 from nimmt.client.tui import render, sheets
 from nimmt.client.tui.layout import Screen
-from nimmt.client.tui.state import CreateForm
+from nimmt.client.tui.state import FORM_FIELDS, CreateForm
 from nimmt.engine import Options, record_from_game
 from nimmt.server.replay_command import main as replay_main
 from nimmt.server.replay_command import spectator_messages
@@ -81,6 +81,34 @@ def test_the_form_sets_the_time_bank_and_untimed_tables() -> None:
     opts = form.options()
     assert (opts.turn_time, opts.choice_time, opts.draft_time) == (3600.0,) * 3
     assert form.fill_level is None
+    assert not opts.rated  # a casual table unless the form says Rated
+    form.values["rated"] = True
+    assert form.options().rated
+
+
+def test_the_form_at_60x20_keeps_the_option_under_the_cursor_and_its_help_on_screen() -> None:
+    c = controller(TableModel())
+    screen = Screen(c)
+    screen.size = lambda: Size(rows=20, columns=60)
+    c.open_form()
+    assert c.ui.form is not None
+    scrolled = False
+    for cursor, field in enumerate(FORM_FIELDS):
+        c.ui.form.cursor = cursor
+        text = text_of(screen._lobby_text())
+        # 20 lines less the title, the frame and the keys line
+        assert len(text.splitlines()) <= 20 - 4, (field.key, text)
+        assert f"▶ {field.label}" in text and field.help.split()[-1] in text
+        missing = [f.label for f in FORM_FIELDS if f.label not in text]
+        if missing:  # a long help: the options scroll, an arrow says more are there
+            scrolled = True
+            assert "↑ " in text or "↓ " in text
+    assert scrolled  # (Rated's help takes three lines at 60 columns)
+    wide = Screen(c)
+    wide.size = lambda: Size(rows=40, columns=100)
+    every = text_of(wide._lobby_text())  # room for every option: nothing scrolls
+    assert all(f.label in every for f in FORM_FIELDS)
+    assert "↑ " not in every and "↓ " not in every
 
 
 # ------------------------------------------------------------------ score sheet

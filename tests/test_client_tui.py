@@ -18,6 +18,7 @@ from test_client_support import Clock, table, welcome
 
 from nimmt import protocol as P
 from nimmt.client import ConnectionLost
+from nimmt.client.link import LinkRestored
 from nimmt.client.tui import render
 from nimmt.client.tui.app import Outcome, run_tui
 from nimmt.client.tui.controller import Controller, StartPlan
@@ -261,6 +262,72 @@ def test_lobby_keys_join_watch_and_create_a_table_that_bots_fill_at_the_start() 
         assert [m.TYPE for m in h.conn.sent[-4:]] == ["add_bot"] * 3 + ["start"]
         assert {m.strategy for m in h.sent(P.AddBot)} == {"normal"}
     ui_test(script)
+
+
+def test_the_new_table_form_creates_a_rated_table_and_says_what_to_do_if_refused() -> None:
+    async def script(h: Harness) -> None:
+        await h.feed(P.TableList(tables=()))
+        await h.keys("n")
+        form = text_of(render.form_panel(h.c, 78))
+        assert "Rated" in form
+        await h.keys(ENTER)  # the default: a casual table
+        assert not h.sent(P.CreateTable)[-1].options.rated
+        await h.keys("n" + DOWN * 3)
+        assert "ratings" in text_of(render.form_panel(h.c, 78))  # what Rated means
+        await h.keys(RIGHT + ENTER)
+        assert h.sent(P.CreateTable)[-1].options.rated
+        # a name that is not claimed: the server refuses, the client says how to claim it
+        await h.feed(P.Error(code="not_allowed", request="create_table", field="options.rated",
+                             message="this table is rated: only players who claimed their "
+                             "name may sit"))
+        status = text_of(render.status_line(h.c))
+        assert "claimed their name" in status and "--claim" in status
+    ui_test(script)
+
+
+def test_the_lobby_queues_for_a_rated_game_shows_each_fresh_place_and_leaves() -> None:
+    clock = Clock()
+
+    async def script(h: Harness) -> None:
+        await h.feed(P.TableList(tables=(table(["Eve", None], table_id="t2"),)))
+        await h.keys("Q")  # the form opens to choose the seats and rules
+        assert h.c.ui.form is not None and "Q queues" in text_of(render.status_line(h.c))
+        await h.keys(RIGHT + "Q")  # 5 seats, queued
+        (ask,) = h.sent(P.Queue)
+        assert ask.seats == 5 and ask.fill_after == 30.0 and h.c.ui.form is None
+        await h.feed(P.Queued(seats=5, position=1, waiting=1, fill_in=30.0, re=7))
+        clock.now += 10.0
+        lobby = text_of(render.lobby_panel(h.c, 78))
+        assert "In the queue: rated game of 5 · 1st of 1 waiting · bots in 20 s" in lobby
+        # others queue and one leaves: the server's fresh queued show at once
+        await h.feed(P.Queued(seats=5, position=2, waiting=3, fill_in=20.0))
+        lobby = text_of(render.lobby_panel(h.c, 78))
+        assert "2nd of 3 waiting" in lobby and "1st of 1" not in lobby
+        assert sum("You wait in the queue" in line.text for line in h.model.log) == 1
+        assert "leave the queue" in text_of(render.keys_line(h.c, 78))
+        await h.keys("n" + ENTER)  # no table while queued: the client says how to leave
+        assert not h.sent(P.CreateTable) and not h.sent(P.Join) and h.c.ui.form is None
+        assert "press Q to leave it" in text_of(render.status_line(h.c))
+        # the link comes back: the entry went with the old connection, queued again
+        await h.feed(LinkRestored(welcome(resumed=True)))
+        await h.until(lambda: len(h.sent(P.Queue)) == 2, "the queue sent again")
+        assert h.sent(P.Queue)[-1].seats == 5
+        await h.feed(P.Queued(seats=5, position=3, waiting=3, fill_in=30.0, re=9))
+        await h.keys("Q")  # leaves the queue
+        assert isinstance(h.conn.sent[-1], P.LeaveQueue)
+        await h.feed(P.QueueLeft(reason="left", re=10))
+        assert "In the queue" not in text_of(render.lobby_panel(h.c, 78))
+        assert "Q  queue" in text_of(render.keys_line(h.c, 200))
+        # a name that is not claimed: refused, and the client says how to claim it
+        await h.keys("Q" + "Q")
+        await h.feed(P.Error(code="not_allowed", request="queue", re=11,
+                             message="the ladder queue is for rated games: only players "
+                             "who claimed their name may queue"))
+        assert "--claim" in text_of(render.status_line(h.c))
+        await h.feed(LinkRestored(welcome(resumed=True)))
+        await h.keys("")  # (everything sent by now)
+        assert len(h.sent(P.Queue)) == 3  # not queued: nothing queued again
+    ui_test(script, clock=clock)
 
 
 def test_host_keys_add_remove_bots_start_and_leave() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import random
 
-from nimmt.server.ladder_queue import Entry, LadderQueue
+from nimmt.server.ladder_queue import Entry, LadderQueue, Standing
 
 
 def entry(who: int, rating: float = 0.0, *, since: float = 0.0, seats: int = 4,
@@ -121,3 +121,46 @@ def test_under_random_arrivals_leaves_and_waits_no_one_is_seated_twice_or_forgot
     waiting = {e.who for e in queue}
     assert waiting | set(seated_once) | left == queued  # no one forgotten
     assert not waiting & set(seated_once) and not waiting & left
+
+
+def told(standings: list[Standing]) -> dict[int, tuple[int, int, bool]]:
+    return {s.entry.who: (s.position, s.waiting, s.server_full) for s in standings}
+
+
+def test_those_waiting_are_told_again_when_their_place_count_or_a_full_server_changes():
+    queue = LadderQueue()
+    for who in (1, 2, 3):
+        queue.add(entry(who, since=who, seats=3))
+        queue.told(who, False)  # the reply to each queue request
+    queue.add(entry(7, since=7, seats=2, kind="pair"))
+    queue.told(7, False)
+    # 1 was told "1 waiting", 2 "2 waiting": both hear 3 wait now; 3 and 7 know
+    assert told(queue.refresh(False)) == {1: (1, 3, False), 2: (2, 3, False)}
+    assert not queue.stale(False) and queue.refresh(False) == []
+    queue.remove(2)  # left the queue: 3 moves up, 1 hears the count
+    assert queue.stale(False)
+    assert told(queue.refresh(False)) == {1: (1, 2, False), 3: (2, 2, False)}
+    # the server fills up: everyone waiting, of every kind, hears it once
+    assert queue.stale(True)
+    assert told(queue.refresh(True)) == {1: (1, 2, True), 3: (2, 2, True), 7: (1, 1, True)}
+    assert queue.refresh(True) == []
+    # a table formed without 1 and 3 (another kind) tells them nothing
+    queue.add(entry(8, since=8, seats=2, kind="pair"))
+    queue.told(8, True)
+    assert seated(queue.form(9.0, room=1)) == [[7, 8]]
+    assert queue.refresh(True) == []
+    # room again: 1 and 3 hear it
+    assert told(queue.refresh(False)) == {1: (1, 2, False), 3: (2, 2, False)}
+
+
+def test_many_changes_between_refreshes_tell_each_waiting_entry_once():
+    queue = LadderQueue()
+    for who in range(1, 501):  # a crowd arrives, and some leave, before one refresh
+        queue.add(entry(who, since=who, seats=10, kind="big"))
+        if who % 5 == 0:
+            queue.remove(who - 1)
+    standings = queue.refresh(False)
+    assert sorted(s.entry.who for s in standings) == sorted(e.who for e in queue)
+    assert [s.position for s in standings] == list(range(1, 401))
+    assert {s.waiting for s in standings} == {400}
+    assert queue.refresh(False) == []

@@ -26,6 +26,7 @@ from ..net import ClientError
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
 from .history import HistoryView
 from .ladder_keys import LadderKeys
+from .queue_keys import QueueKeys
 from .state import CreateForm, Status, UiState
 
 __all__ = ["Sender", "StartPlan", "Controller"]
@@ -33,6 +34,9 @@ __all__ = ["Sender", "StartPlan", "Controller"]
 CONFIRM_SECONDS = 3.0
 STATUS_SECONDS = 6.0
 SOLO_START_AFTER = 1.0
+#: What to do when a rated table is refused because the name is not claimed.
+RATED_HINT = ("Rated games are for claimed names: start nimmt-client again with --claim "
+              "(or play a table that is not rated).")
 
 
 class Sender(Protocol):
@@ -53,9 +57,10 @@ class StartPlan:
     history_db: str | None = None  # the history screen's database (None: the default)
 
 
-class Controller(LadderKeys):
+class Controller(LadderKeys, QueueKeys):
     """Key actions and message handling for the terminal UI (the leaderboard's:
-    :class:`~nimmt.client.tui.ladder_keys.LadderKeys`)."""
+    :class:`~nimmt.client.tui.ladder_keys.LadderKeys`; the queue's,
+    :class:`~nimmt.client.tui.queue_keys.QueueKeys`)."""
 
     def __init__(self, model: TableModel, conn: Sender, *, plan: StartPlan | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -80,6 +85,7 @@ class Controller(LadderKeys):
         # created (the new-table form's choice; None: ask first)
         self._fill_level: str | None = None
         self._creating: str | None = None  # the fill level of the table being created
+        self._queue_request: P.Queue | None = None  # the last queue sent (queue_keys)
         self.bot_level = self.plan.bot_level
         self._pause_sent = False  # we asked the server to stop a solo game's clock
 
@@ -139,6 +145,7 @@ class Controller(LadderKeys):
         # watcher has nothing to lose, so there is nothing to ask
         rewatch = (m.table.table_id if isinstance(msg, LinkRestored) and not msg.welcome.resumed
                    and m.watching and m.table is not None else None)
+        was_queued = isinstance(msg, LinkRestored) and m.queued is not None
         m.apply(msg)
         if isinstance(msg, LinkLost | P.Snapshot | P.GameOver | P.Left):
             # the server runs a clock again when its player drops, and a game's end or
@@ -155,16 +162,22 @@ class Controller(LadderKeys):
                 self.send(P.ListTables())
             if rewatch is not None:
                 self.send(P.Watch(table_id=rewatch))
+            self._queue_again(was_queued)
             for text in self._chat_backlog:
                 self.send_chat(text)
             self._chat_backlog.clear()
         elif isinstance(msg, P.Error):
             if msg.request == "create_table":
                 self._creating = None
+            if msg.request == "queue":
+                self._queue_request = None  # not queued: nothing to queue again
             if msg.code != "bad_token":
                 hint = error_hint(msg.code)
                 if "Press w" in hint and (m.table is not None or self.plan.spectator):
                     hint = ""  # w watches from the lobby; a spectator only watches
+                if msg.code == "not_allowed" and not m.claimed and (
+                        msg.field == "options.rated" or msg.request == "queue"):
+                    hint = RATED_HINT  # the form's Rated or Q, with a name not claimed
                 self.status(f"{msg.message or code_words(msg.code)}. {hint}".strip(), "error")
         elif isinstance(msg, P.LeaderboardPage):
             self._ladder_page(msg)
@@ -406,7 +419,9 @@ class Controller(LadderKeys):
         if self._too_small():
             return
         t = self.selected_table()
-        if t is None:
+        if self._queue_blocks():
+            pass
+        elif t is None:
             self.status("No table yet: press n to create one.", "info")
         elif t.status == "playing":
             self.status("That game is running: press w to watch it.", "info")
@@ -419,6 +434,8 @@ class Controller(LadderKeys):
         t = self.selected_table()
         if self.model.table is not None:
             self.status("Leave your table first (L).", "info")
+        elif self._queue_blocks():
+            pass
         elif t is None:
             self.status("No table to watch.", "info")
         else:
@@ -439,6 +456,8 @@ class Controller(LadderKeys):
             return
         if self.plan.spectator:
             self.status("A spectator watches tables: it cannot create one.", "info")
+            return
+        if self._queue_blocks():
             return
         self.ui.form = CreateForm()
         self.ui.form.values["bot_level"] = self.bot_level

@@ -79,6 +79,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         c.open_form()
 
+    @act("Q", filter=lobby & ~ladder)
+    def _(e: KeyPressEvent) -> None:
+        c.queue_key()
+
     @act("H", filter=lobby & ~form)
     def _(e: KeyPressEvent) -> None:
         c.open_history()

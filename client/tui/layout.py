@@ -370,8 +370,12 @@ class Screen:
         return self.table_narrow
 
     def _lobby_text(self) -> StyleAndTextTuples:
-        if self.c.ui.form is not None:
-            return render.form_panel(self.c, self.size().columns - 2)
+        if self.c.ui.form is not None:  # the title, the frame, the status and keys lines
+            size, cols = self.size(), self.size().columns
+            status = self._status_text()
+            below = (frags_height(status, cols) if status else 0) + \
+                frags_height(self._keys_text(), cols)
+            return render.form_panel(self.c, cols - 2, size.rows - 3 - below)
         return render.lobby_panel(self.c, self.size().columns - 2)
 
     def _log_text(self) -> StyleAndTextTuples:

@@ -19,7 +19,7 @@ from nimmt import protocol as P
 from ..cards import MAX_ROW, row_bullheads
 from ..decisions import COMMIT, DRAFT, ROW, TIE
 from ..leaderboard import rating_text
-from ..words import place_text, rules_words
+from ..words import place_text, queue_words, rules_words
 from .board import players_panel, pool_columns, rows_panel
 from .controller import Controller
 from .frags import (
@@ -268,7 +268,12 @@ def lobby_panel(c: Controller, width: int = 200) -> Frags:
     name_w = 20 if width >= 76 else 12  # the name column gives way to the players
     head = (f"  {'Table':<{id_width}} {'Name':<{name_w}} {'Seats':<6} {'Status':<8} "
             "Game · players")
-    out: Frags = [("class:panel.head", head[:width] + "\n")]
+    out: Frags = []
+    if m.queued is not None:  # what the queue last said, its countdown running on
+        text = f"In the queue: {queue_words(m.queued, m.clock() - m.queued_at)}."
+        out.append(("class:lobby.waiting",
+                    "\n".join(wrap(text, width, indent="  ", more="    ")) + "\n"))
+    out.append(("class:panel.head", head[:width] + "\n"))
     if not m.tables:
         out.append(("class:dim", "\n  No tables yet. Press n to create one.\n"))
         return out
@@ -317,30 +322,37 @@ def _players_text(t: P.TableInfo, room: int) -> str:
     return f" · {len(names)} seated" if names and room >= 12 else ""
 
 
-def form_panel(c: Controller, width: int = 80) -> Frags:
+def form_panel(c: Controller, width: int = 80, height: int | None = None) -> Frags:
     """The new-table form: one line per option (label, value), then what the option
-    under the cursor means, wrapped at word boundaries."""
+    under the cursor means, wrapped at word boundaries. In fewer than ``height``
+    lines the options scroll with the cursor (↑/↓ in the first column: more there)."""
     form = c.ui.form
     if form is None:
         return []
+    text = FORM_FIELDS[form.cursor].help
+    help_lines = wrap(text[0].upper() + text[1:] + ".", width - 2, indent="  ", more="  ")
+    count = len(FORM_FIELDS)
+    rows = count if height is None else max(1, min(count, height - len(help_lines)))
+    first = min(max(0, form.cursor - rows // 2), count - rows)
+    last = first + rows - 1
     out: Frags = []
-    for i, f in enumerate(FORM_FIELDS):
+    for i in range(first, last + 1):
+        f = FORM_FIELDS[i]
         value = form.values[f.key]
         if value is None:
-            shown = "off"
+            value_text = "off"
         elif isinstance(value, bool):
-            shown = "yes" if value else "no"
+            value_text = "yes" if value else "no"
         elif isinstance(value, float):
-            shown = "untimed" if f.key == "turn_time" and value >= UNTIMED else f"{value:g}"
+            value_text = "untimed" if f.key == "turn_time" and value >= UNTIMED else f"{value:g}"
         else:
-            shown = str(value)
+            value_text = str(value)
         sel = i == form.cursor
+        mark = "▶" if sel else "↑" if i == first > 0 else "↓" if i == last < count - 1 else " "
         style = "class:form.selected" if sel else ""
-        out.append((style, f"{'▶' if sel else ' '} {f.label:<24}"))
-        out.append(("class:form.value" if sel else "", f" ◀ {shown:^9} ▶\n"))
-    text = FORM_FIELDS[form.cursor].help
-    out.append(("class:dim", "\n".join(wrap(text[0].upper() + text[1:] + ".", width - 2,
-                                              indent="  ", more="  "))))
+        out.append((style, f"{mark} {f.label:<24}"))
+        out.append(("class:form.value" if sel else "", f" ◀ {value_text:^9} ▶\n"))
+    out.append(("class:dim", "\n".join(help_lines)))
     return out
 
 
@@ -355,8 +367,8 @@ def status_line(c: Controller, width: int = 200) -> Frags:
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
-_OPTIONAL_KEYS: Final = ("refresh", "history", "leave", "bot level", "remove bot", "watch", "cancel",
-                         "round", "start/end", "scores", "chat", "ranks")
+_OPTIONAL_KEYS: Final = ("queue", "refresh", "history", "leave", "bot level", "remove bot",
+                         "watch", "cancel", "round", "start/end", "scores", "chat", "ranks")
 
 
 def keys_line(c: Controller, width: int = 200) -> Frags:
@@ -374,14 +386,18 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
         pairs = (("↑/↓", "scroll"), ("m", "your row"), ("r", "refresh"), ("Esc", "close"),
                  ("q", "quit"))
     elif ui.form is not None:
-        pairs = (("↑/↓", "field"), ("←/→", "change"), ("Enter", "create"), ("Esc", "cancel"))
+        pairs = (("↑/↓", "field"), ("←/→", "change"), ("Enter", "create"), ("Q", "queue"),
+                 ("Esc", "cancel"))
     elif m.table is None and c.plan.spectator:
         pairs = (("↑/↓", "table"), ("Enter", "watch"), ("r", "refresh"), ("R", "ranks"),
                  ("c", "chat"), ("?", "help"), ("q", "quit"))
+    elif m.table is None and m.queued is not None:
+        pairs = (("Q", "leave the queue"), ("r", "refresh"), ("R", "ranks"), ("H", "history"),
+                 ("c", "chat"), ("?", "help"), ("q", "quit"))
     elif m.table is None:
         pairs = (("↑/↓", "table"), ("Enter", "join"), ("w", "watch"), ("n", "new table"),
-                 ("r", "refresh"), ("R", "ranks"), ("H", "history"), ("c", "chat"),
-                 ("?", "help"), ("q", "quit"))
+                 ("Q", "queue"), ("r", "refresh"), ("R", "ranks"), ("H", "history"),
+                 ("c", "chat"), ("?", "help"), ("q", "quit"))
     else:
         d = m.decision
         pairs = []

@@ -53,6 +53,8 @@ HELP_KEYS: Final = (
     ("c  /", "chat"),
     ("PgUp/PgDn", "scroll the event log"),
     ("H", "in the lobby: the finished games (--db); Enter replays one"),
+    ("Q", "in the lobby: queue for a rated game (the new-table form's seats and rules; "
+     "claimed names only); Q again leaves the queue"),
     ("R", "in the lobby: the leaderboard (rank, name, rating, rated games, trend); "
      "m: your row; r: refresh"),
     ("L", "leave the table"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from nimmt import protocol as P
 from nimmt.protocol import TableOptions
 
 from ..model_state import UNTIMED
@@ -44,6 +45,9 @@ FORM_FIELDS: Final[tuple[FormField, ...]] = (
     FormField("bot_level", "Bots' level", BOT_LEVELS,
               "easy: the card least likely to take a row now; normal: thinks ahead "
               "30 ms a card; hard: 100 ms a card"),
+    FormField("rated", "Rated", (False, True),
+              "finished games change the players' ratings (the leaderboard: R); only "
+              "claimed names may sit (nimmt-client --claim), and built-in bots"),
     FormField("tactic_deck", "Tactic deck", (False, True), "only cards 1 to 10 × seats + 4"),
     FormField("draft", "Draft", (False, True), "pick your hand from an open pool"),
     FormField("professional", "Professional rows", (False, True),
@@ -65,6 +69,11 @@ FORM_FIELDS: Final[tuple[FormField, ...]] = (
               "pause between the placing steps"),
     FormField("autoplay_when_away", "When a player is away", ("grace", "immediately"),
               "play for them after a grace time, or at once"),
+    FormField("fill_after", "Queue: bots after (s)",
+              (0.0, 10.0, 30.0, 60.0, 120.0, 300.0, _OFF),
+              "Q queues for a rated game with these seats and rules instead: the server "
+              "seats you with the players who asked the same; after this long, bots take "
+              "the seats left (off: wait for players)"),
 )
 
 
@@ -73,10 +82,11 @@ class CreateForm:
     """The "new table" form: one value per :data:`FORM_FIELDS` entry."""
 
     values: dict[str, Any] = field(default_factory=lambda: {
-        "seats": 4, "fill": True, "bot_level": DEFAULT_BOT_LEVEL, "tactic_deck": False,
+        "seats": 4, "fill": True, "bot_level": DEFAULT_BOT_LEVEL, "rated": False,
+        "tactic_deck": False,
         "draft": False, "professional": False, "point_limit": 66, "rounds": None,
         "countdown": False, "turn_time": 30.0, "time_bank": 60.0, "step_delay": 0.8,
-        "autoplay_when_away": "grace"})
+        "autoplay_when_away": "grace", "fill_after": 30.0})
     cursor: int = 0
 
     def change(self, delta: int) -> None:
@@ -97,6 +107,7 @@ class CreateForm:
         untimed = float(v["turn_time"]) >= UNTIMED
         return TableOptions(
             seats=int(v["seats"]),
+            rated=bool(v["rated"]),
             tactic_deck=bool(v["tactic_deck"]), draft=bool(v["draft"]),
             professional=bool(v["professional"]),
             point_limit=v["point_limit"],
@@ -108,6 +119,12 @@ class CreateForm:
             step_delay=float(v["step_delay"]),
             autoplay_when_away=str(v["autoplay_when_away"]),
         )
+
+    def queue_request(self) -> P.Queue:
+        """The ``queue`` for a rated game of these seats and rules (Q in the form)."""
+        v = self.values
+        return P.Queue(seats=int(v["seats"]), options=self.options(),
+                       fill_after=v["fill_after"], bot_level=str(v["bot_level"]))
 
     @property
     def fill_level(self) -> str | None:
