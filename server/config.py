@@ -193,7 +193,7 @@ class ServerConfig:
     resume_burst: int = 10  # ... and at once (a hello with its token beyond: rate_limited)
     tables_per_session: int = 2  # open tables one session created
     tables_per_address: int = 64  # open tables created from one address
-    ladder_step_delay: float = 0.1  # a ladder table's least pause between steps (docs/SERVER.md)
+    ladder_step_delay: float = 0.25  # the pause a step adds to a ladder table's turn (docs/SERVER.md)
     max_spectators: int = 100  # spectators at one table; one more watch: error table_full
     max_frame_size: int = 65536  # bytes of one frame's body; a larger frame: dropped
     frame_timeout: float = 30.0  # a frame begun must be complete within this

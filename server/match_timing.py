@@ -10,7 +10,8 @@ a player who is away (at once for one who left): a bot's strategy decides
 autopilot: RULES.md's default for a row or tie choice, the table's fallback
 strategy for a card or a draft pick. Events are sent in paced steps
 (``send_due_steps``): a step waits ``step_delay`` after the one before while a person
-watches, ``unwatched_step_delay`` (0 but at the ladder's tables) while none does.
+watches; while none does, a turn's steps go out together and the next turn waits
+``unwatched_step_delay`` for each (0 but at the ladder's tables).
 ``wake_at`` says when the game needs the match next. Functions over the match's
 state (``match_state.MatchState``).
 """
@@ -238,22 +239,40 @@ def send_due_steps(m: MatchState) -> bool:
             backlog.clear()
             break
         event, re, pause = backlog[0]
+        holds = False
         if pause:
             if m._paced_until is None:
-                settings = m.settings
-                delay = (settings.step_delay if m.room.person_watching()
-                         else settings.unwatched_step_delay)
-                if delay > 0:
-                    m._paced_until = m._now + delay
-            if m._paced_until is not None and m._now < m._paced_until:
+                m._paced_until = _pause_ends(m)
+            holds = m._paced_until is not None and (
+                m.room.person_watching() or isinstance(event, (TurnStarted, RoundScored)))
+            if holds and m._now < m._paced_until:
                 return False
-        m._paced_until = None
+        if holds:
+            m._paced_until = None
         backlog.popleft()
         _send_event(m, event, game, re)
     m._paced_until = None
     if m.status == "playing" and m._game is not None:
         open_decision(m)
     return True
+
+
+def _pause_ends(m: MatchState) -> float | None:
+    """When the pause before the step at the head of the backlog ends (None: no pause).
+    While a person watches, each step waits ``step_delay``. While nobody does, the
+    steps of a turn go out together (one write to each bot, not one a step) and
+    what follows them waits ``unwatched_step_delay`` for each of them."""
+    settings = m.settings
+    if m.room.person_watching():
+        return m._now + settings.step_delay if settings.step_delay > 0 else None
+    if settings.unwatched_step_delay <= 0:
+        return None
+    pauses = 0
+    for event, _, pause in m._backlog:
+        pauses += pause
+        if pause and isinstance(event, (TurnStarted, RoundScored)):
+            break
+    return m._now + pauses * settings.unwatched_step_delay
 
 
 def _send_event(m: MatchState, event: Event, game: Game, re: int | None = None) -> None:
