@@ -99,7 +99,7 @@ STRATEGIES: dict[str, StrategyInfo] = {
     "search": StrategyInfo(
         SearchStrategy,
         {"ms": _number, "samples": _whole, "noise": _number, "mix": _number, "depth": _whole,
-         "halving": _whole, "careful": _whole, "later": _whole},
+         "halving": _whole, "careful": _whole, "later": _whole, "ahead": _whole, "first": _whole},
         "Monte Carlo search against modelled opponents, ms=100 milliseconds a decision",
     ),
 }
