@@ -28,7 +28,11 @@ path. For each decision it repeatedly
    drawn careful for the deal (with the chance ``OpponentModel.careful_of``
    gives it), chosen as a careful player would (``careful_index``: random,
    but never into a full row or under every row while another card fits):
-   better at an equal number of deals, worse at equal time;
+   better at an equal number of deals, worse at equal time. ``ahead=K`` and
+   ``first=1`` keep the plain loop at a careless table and add only careful
+   choices that cost little (``PrefixTable``): this seat's next ``K`` cards,
+   and a careful card this turn from each opponent drawn careful (one choice
+   a deal); off by default, not better than the plain method in screens;
 
 and keeps the decision with the lowest mean cost. With ``halving=1`` the time
 is spent in phases (sequential halving): after each, the worse half of the
