@@ -10,7 +10,7 @@ MonteCarloStrategy(samples=50)
 >>> make_strategy("search:budget=5")
 Traceback (most recent call last):
 ...
-nimmt.bots.strategies.UnknownParameter: search has no parameter 'budget': it takes ms, samples, noise, mix, depth, halving, careful, later, seed
+nimmt.bots.strategies.UnknownParameter: search has no parameter 'budget': it takes ms, samples, noise, mix, depth, halving, careful, later, ahead, first, seed
 >>> make_strategy("search:ms=fast")
 Traceback (most recent call last):
 ...
