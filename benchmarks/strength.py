@@ -6,6 +6,7 @@
     python benchmarks/strength.py --timing 300         # time a decision takes (no games scored)
     python benchmarks/strength.py --costs              # what one rollout of each kind costs
     python benchmarks/strength.py --deals 8            # deals a decision at a round's first commit
+    python benchmarks/strength.py --careful-of 30      # how careful search reads mcs and random seats
 
 Each case is one ``nimmt-arena`` run (the command is printed with it, so a
 figure can be reproduced alone); a Markdown row per strategy is printed,
@@ -165,6 +166,31 @@ def deals_a_decision(spec: str, decisions: int, seed: int) -> list[int]:
     return counts
 
 
+def careful_reading(rounds: int, turn: int, seed: int) -> dict[str, list[float]]:
+    """What ``search``'s opponent model makes of ``mcs`` and ``random`` seats:
+    ``careful_of`` at ``turn`` of single 4-player rounds with ``search``
+    (deal-counted, so the machine's speed does not matter), ``mcs`` and two
+    ``random`` at the table, per strategy of the seat read."""
+    from nimmt.bots import SearchStrategy
+    from nimmt.engine import Phase
+
+    readings: dict[str, list[float]] = {"mcs": [], "random": []}
+    for r in range(rounds):
+        game = Game(Options(4, point_limit=None, rounds=1), seed=seed + r)
+        search = SearchStrategy(seed=seed + r, samples=40, ms=60_000)
+        players = [search, make_strategy("mcs:samples=60", seed=seed + r),
+                   make_strategy("random", seed=seed + r + 1), make_strategy("random", seed=seed + r + 2)]
+        while game.pending is not None and game.pending.seats:
+            for seat in sorted(game.pending.seats):
+                view = game.view(seat)
+                decision = players[seat].decide(view)
+                if seat == 0 and view.phase is Phase.COMMIT and view.turn == turn:
+                    readings["mcs"].append(search.opponents.careful_of(1))
+                    readings["random"] += [search.opponents.careful_of(2), search.opponents.careful_of(3)]
+                game.apply(decision)
+    return readings
+
+
 def print_timing(specs: list[str], ms: int, decisions: int, seed: int) -> None:
     print("| strategy | decisions | mean ms | median | 99th percentile | worst | mean / budget |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -195,7 +221,15 @@ def main() -> int:
                    help="with --deals or --timing: this strategy (repeatable) instead of search and mcs")
     p.add_argument("--costs", action="store_true",
                    help="instead: CPU time of one rollout of each kind search and mcs use")
+    p.add_argument("--careful-of", type=int, metavar="N", default=None,
+                   help="instead: how careful search reads mcs and random seats at turn 5, N rounds")
     args = p.parse_args()
+    if args.careful_of is not None:
+        for kind, values in careful_reading(args.careful_of, 5, args.seed).items():
+            q = statistics.quantiles(values, n=10)
+            print(f"{kind}: careful_of at turn 5, {len(values)} seats: mean {statistics.mean(values):.2f}, "
+                  f"median {statistics.median(values):.2f}, 10th-90th percentile {q[0]:.2f}-{q[-1]:.2f}")
+        return 0
     if args.costs:
         costs = rollout_costs(300, args.seed)
         for kind, us in costs.items():

@@ -31,10 +31,17 @@ from collections.abc import Callable, Sequence
 from nimmt.engine import View
 from nimmt.engine.fast import place_sorted_turn
 
-from .rollout import SortedRows
+from .rollout import SortedRows, careful_index, others_by_turn, safe_runs
 from .sampling import Unseen
 
-__all__ = ["CarefulTable", "CarefulWorld", "play_careful_sorted"]
+__all__ = [
+    "CarefulTable",
+    "CarefulWorld",
+    "play_careful_sorted",
+    "PrefixTable",
+    "PrefixWorld",
+    "play_careful_prefix",
+]
 
 #: Per sampled world: the others' in-order plays per turn (sorted), each drawn
 #: careful seat with its hand (ascending), this seat's hand, and the random
@@ -127,4 +134,81 @@ def play_careful_sorted(start: SortedRows, others: Sequence[Sequence[tuple[int, 
                     best, best_cost = k, cost
             plays.append((hand.pop(best), s))
         place_sorted_turn(plays, lasts, lengths, heads, numbers, penalties)
+    return penalties
+
+
+#: Per sampled world: the others' plays per turn (sorted), this seat's hand in
+#: a random order, and the random numbers its careful choices draw from.
+PrefixWorld = tuple[list[list[tuple[int, int]]], list[int], list[float]]
+
+
+class PrefixTable:
+    """The plain method with careful choices only where they cost next to nothing.
+
+    ``world`` deals every hand in a random order, as the plain method does,
+    then lets each opponent that ``chances`` draws careful for the deal
+    commit a careful card *this* turn (the rows are known: one choice a deal,
+    shared by every candidate), its later cards in the deal's order.
+    ``penalties`` plays a candidate with this seat's next ``own_turns`` cards
+    careful, the rest of its hand in the deal's order: a few careful choices
+    a rollout rather than one every turn for every careful seat
+    (``CarefulTable``)."""
+
+    def __init__(self, view: View, chances: Sequence[tuple[int, float]], own_turns: int,
+                 depth: int = 10) -> None:
+        assert view.seat is not None
+        self.seat = view.seat
+        self.unseen = Unseen.of(view)
+        self.start = SortedRows.of(view.rows)
+        self.turns = min(len(view.hand), 1 + depth)
+        self.own_turns = min(own_turns, self.turns - 1)
+        self.chances = [(s, p) for s, p in chances if s != view.seat and p > 0]
+        start = self.start
+        self._runs = safe_runs(start.lasts, start.lengths)
+
+    def world(self, rng: random.Random) -> PrefixWorld:
+        hands = self.unseen.deal(rng, shuffled=True)
+        start = self.start
+        for s, p in self.chances:
+            if rng.random() < p:
+                hand = hands[s]
+                pool = sorted(hand)
+                card = pool[careful_index(pool, self._runs, start.lasts, start.heads, rng.random)]
+                hand.remove(card)
+                hand.insert(0, card)
+        rand = rng.random
+        draws = [rand() for _ in range(self.own_turns)]
+        return others_by_turn(hands, self.seat, self.turns), hands[self.seat], draws
+
+    def penalties(self, card: int, world: PrefixWorld) -> list[int]:
+        """Bullheads per seat from now if this seat commits ``card``."""
+        others, own, draws = world
+        return play_careful_prefix(self.start, others, own, self.seat, card, self.turns, draws)
+
+
+def play_careful_prefix(start: SortedRows, others: Sequence[Sequence[tuple[int, int]]],
+                        own: Sequence[int], seat: int, card: int, turns: int,
+                        draws: Sequence[float]) -> list[int]:
+    """``rollout.play_first`` where ``seat``'s cards after ``card`` are careful
+    for ``len(draws)`` turns (``careful_index``, at most one draw each), then the rest
+    of ``own`` in its order. The bullheads each seat took (nothing passed in
+    is changed)."""
+    lasts = list(start.lasts)
+    lengths = list(start.lengths)
+    heads = list(start.heads)
+    numbers = list(start.numbers)
+    penalties = [0] * (len(others[0]) + 1)
+    rest = [c for c in own if c != card]
+    pool = sorted(rest)
+    careful_turns = len(draws)
+    rand = iter(draws).__next__  # a choice that takes a row draws nothing
+    for t in range(turns):
+        if t == 0:
+            mine = card
+        elif t <= careful_turns:
+            mine = pool.pop(careful_index(pool, safe_runs(lasts, lengths), lasts, heads, rand))
+            rest.remove(mine)
+        else:
+            mine = rest[t - 1 - careful_turns]
+        place_sorted_turn([*others[t], (mine, seat)], lasts, lengths, heads, numbers, penalties)
     return penalties

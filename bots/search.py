@@ -28,7 +28,11 @@ path. For each decision it repeatedly
    drawn careful for the deal (with the chance ``OpponentModel.careful_of``
    gives it), chosen as a careful player would (``careful_index``: random,
    but never into a full row or under every row while another card fits):
-   better at an equal number of deals, worse at equal time;
+   better at an equal number of deals, worse at equal time. ``ahead=K`` and
+   ``first=1`` keep the plain loop at a careless table and add only careful
+   choices that cost little (``PrefixTable``): this seat's next ``K`` cards,
+   and a careful card this turn from each opponent drawn careful (one choice
+   a deal); off by default, not better than the plain method in screens;
 
 and keeps the decision with the lowest mean cost. With ``halving=1`` the time
 is spent in phases (sequential halving): after each, the worse half of the
@@ -63,7 +67,7 @@ from typing import Any
 from nimmt.engine import Commit, Decision, DraftPick, Phase, View
 
 from .basic import HeuristicStrategy
-from .careful import CarefulTable
+from .careful import CarefulTable, PrefixTable
 from .mcs import RandomTable, RandomWorld
 from .montecarlo import deadline_after, monte_carlo
 from .opponents import OpponentModel
@@ -103,6 +107,8 @@ class SearchStrategy:
         halving: bool | int = False,
         careful: bool | int = False,
         later: bool | int = False,
+        ahead: int = 0,
+        first: bool | int = False,
     ) -> None:
         if not isinstance(ms, int | float) or not 0 < ms <= 60_000:
             raise ValueError(f"ms must be a number of milliseconds, 0 < ms <= 60000, not {ms!r}")
@@ -120,6 +126,12 @@ class SearchStrategy:
             raise ValueError(f"careful must be 1 (on) or 0 (off), not {careful!r}")
         if later not in (0, 1):
             raise ValueError(f"later must be 1 (on) or 0 (off), not {later!r}")
+        if type(ahead) is not int or not 0 <= ahead <= 9:
+            raise ValueError(f"ahead must be 0 to 9 turns, not {ahead!r}")
+        if first not in (0, 1):
+            raise ValueError(f"first must be 1 (on) or 0 (off), not {first!r}")
+        self.ahead = ahead
+        self.first = bool(first)
         self.careful = bool(careful)
         self.later = bool(later)
         self.samples = samples
@@ -140,6 +152,8 @@ class SearchStrategy:
         extra += ", halving=True" if self.halving else ""
         extra += ", careful=True" if self.careful else ""
         extra += ", later=True" if self.later else ""
+        extra += f", ahead={self.ahead!r}" if self.ahead else ""
+        extra += ", first=True" if self.first else ""
         return f"SearchStrategy(ms={self.ms!r}, noise={self.noise!r}{extra})"
 
     def decide(self, view: View) -> Decision:
@@ -211,6 +225,14 @@ class SearchStrategy:
             careful = CarefulTable(view, chances, self.depth)
             return run(careful.world, lambda decision, world, seed: score(
                 careful.penalties(decision.card, world)))  # type: ignore[attr-defined]
+        if careless and commit and not pro and (self.ahead or self.first):
+            # the plain method, but this seat's next ``ahead`` cards careful and,
+            # with ``first``, the opponents drawn careful commit a careful card now
+            chances = [(s, self.opponents.careful_of(s) if self.first else 0.0)
+                       for s in range(view.players)]
+            prefix = PrefixTable(view, chances, self.ahead, self.depth)
+            return run(prefix.world, lambda decision, world, seed: score(
+                prefix.penalties(decision.card, world)))  # type: ignore[attr-defined]
         if careless:  # random play is a random order, fixed for every candidate
             table = RandomTable(view, self.depth)
             return run(table.world, lambda decision, world, seed: score(table.penalties(decision, world)))

@@ -10,7 +10,7 @@ MonteCarloStrategy(samples=50)
 >>> make_strategy("search:budget=5")
 Traceback (most recent call last):
 ...
-nimmt.bots.strategies.UnknownParameter: search has no parameter 'budget': it takes ms, samples, noise, mix, depth, halving, careful, later, seed
+nimmt.bots.strategies.UnknownParameter: search has no parameter 'budget': it takes ms, samples, noise, mix, depth, halving, careful, later, ahead, first, seed
 >>> make_strategy("search:ms=fast")
 Traceback (most recent call last):
 ...
@@ -99,7 +99,7 @@ STRATEGIES: dict[str, StrategyInfo] = {
     "search": StrategyInfo(
         SearchStrategy,
         {"ms": _number, "samples": _whole, "noise": _number, "mix": _number, "depth": _whole,
-         "halving": _whole, "careful": _whole, "later": _whole},
+         "halving": _whole, "careful": _whole, "later": _whole, "ahead": _whole, "first": _whole},
         "Monte Carlo search against modelled opponents, ms=100 milliseconds a decision",
     ),
 }

@@ -346,7 +346,7 @@ def test_make_strategy_seed_makes_it_reproducible() -> None:
     ("spec", "error", "words"),
     [
         ("alphago", UnknownStrategy, r"a level \(easy, normal, hard\) or a strategy \(heuristic, mcs, random, search\)"),
-        ("search:budget=3", UnknownParameter, "it takes ms, samples, noise, mix, depth, halving, careful, later, seed"),
+        ("search:budget=3", UnknownParameter, "it takes ms, samples, noise, mix, depth, halving, careful, later, ahead, first, seed"),
         ("heuristic:ms=3", UnknownParameter, "heuristic has no parameter 'ms'"),
         ("search:ms", BadParameter, "search:ms needs a value"),
         ("search:ms=fast", BadParameter, "search:ms must be a number, not 'fast'"),

@@ -91,7 +91,7 @@ def test_a_bad_config_file_is_reported_not_raised(tmp_path: Path, capsys):
     assert main(["--fallback", "search:budget=5"]) == 2
     assert capsys.readouterr().err == ("nimmt-server: table.fallback: search has no parameter "
                                        "'budget': it takes ms, samples, noise, mix, depth, "
-                                       "halving, careful, later, seed\n")
+                                       "halving, careful, later, ahead, first, seed\n")
 
 
 def test_the_address_to_give_friends():
