@@ -15,8 +15,10 @@ sans-IO ``match.Match``; this task only moves things in and out of it:
   one turn (``step``) feeds one input and then wakes the match if its time came;
 * each call's ``Effects`` are carried out in order: the sessions seated link to
   this table (before anything is awaited), the facts are written to the database
-  (awaited: the latest accepted decision is on disk before anyone hears of its
-  effects), then messages go into each connection's bounded queue
+  (the latest accepted decision is on disk before anyone hears of its effects:
+  while more inputs wait, effects that only write facts and send messages are
+  held while the task takes them, and delivered after one wait for all their writes,
+  ``deliver_held``), then messages go into each connection's bounded queue
   (``Session.send``, which never blocks), then the rest; a built-in bot's
   ``Think`` is answered and fed back as a ``BotDecided``: at once for the cheap
   strategies, and for the timed ones (``nimmt.bots.TIMED``: search, mcs) by a
@@ -398,12 +400,13 @@ class Table:
     async def _carry_out(self, effects: Effects) -> None:
         """Do what the match said, in order: link the sessions it seated (before
         anything is awaited: their connection's end reaches this table whatever
-        happens meanwhile), persist, then deliver. Effects that only write facts and
-        send messages are held (``_held``) and the task goes on: the writes of the
-        inputs it takes in a row go to disk together."""
+        happens meanwhile), persist, then deliver. While more inputs wait, effects
+        that only write facts and send messages are held (``_held``) and the task
+        goes on: the writes of the inputs it takes in a row go to disk together."""
         store = self.store
         watch, unwatch = self._link(effects)
-        if store is not None and _only_facts_and_messages(effects):
+        if (store is not None and (self._inputs or self._held)
+                and _only_facts_and_messages(effects)):
             for_facts = store.submit("append", self.id, self.id, tuple(effects.facts)) \
                 if effects.facts else None
             if for_facts is not None:
