@@ -103,9 +103,9 @@ class QueueDesk:
         try:
             options = replace(msg.options, seats=msg.seats, rated=True)
             settings = TableSettings.from_wire(options, lobby.config.table)
-            # bots that queue ask for no pause, and a table of bots alone is not paced
-            # at all: fifty of them played flat out leave the people's tables waiting for
-            # the server's loop
+            # bots that queue ask for no pause: fifty of their tables played flat out
+            # left the people's tables waiting for the server's loop (benchmarks/README.md,
+            # "200 ladder bots"), so the server paces them, watched or not
             least = lobby.config.ladder_step_delay
             settings = replace(settings, step_delay=max(settings.step_delay, least),
                                unwatched_step_delay=least)

@@ -241,10 +241,11 @@ def send_due_steps(m: MatchState) -> bool:
         event, re, pause = backlog[0]
         holds = False
         if pause:
+            watched = m.room.person_watching()
             if m._paced_until is None:
-                m._paced_until = _pause_ends(m)
+                m._paced_until = _pause_ends(m, watched)
             holds = m._paced_until is not None and (
-                m.room.person_watching() or isinstance(event, (TurnStarted, RoundScored)))
+                watched or isinstance(event, (TurnStarted, RoundScored)))
             if holds and m._now < m._paced_until:
                 return False
         if holds:
@@ -257,13 +258,13 @@ def send_due_steps(m: MatchState) -> bool:
     return True
 
 
-def _pause_ends(m: MatchState) -> float | None:
+def _pause_ends(m: MatchState, watched: bool) -> float | None:
     """When the pause before the step at the head of the backlog ends (None: no pause).
-    While a person watches, each step waits ``step_delay``. While nobody does, the
-    steps of a turn go out together (one write to each bot, not one a step) and
-    what follows them waits ``unwatched_step_delay`` for each of them."""
+    While a person watches (``watched``), each step waits ``step_delay``. While nobody
+    does, the steps of a turn go out together (one write to each bot, not one a step)
+    and what follows them waits ``unwatched_step_delay`` for each of them."""
     settings = m.settings
-    if m.room.person_watching():
+    if watched:
         return m._now + settings.step_delay if settings.step_delay > 0 else None
     if settings.unwatched_step_delay <= 0:
         return None

@@ -11,7 +11,14 @@ from nimmt import protocol as P
 from nimmt.server import start_server
 from nimmt.server.config import ServerConfig
 from nimmt.server.ratings import Rating
-from server_helpers import Player, ScriptClient, make_config, play_until_over, serve_memory
+from server_helpers import (
+    Player,
+    ScriptClient,
+    make_config,
+    play_all,
+    play_until_over,
+    serve_memory,
+)
 
 KEY = "k" * 40
 #: quick games: one round, no pause between the steps
@@ -260,29 +267,20 @@ async def _turn_times(least: float) -> list[tuple[float, float, float]]:
             clients.append(client)
         for client in clients:
             await queue(client, 2)
-        players = [Player(client, seed) for seed, client in enumerate(clients)]
+        revealed_at = last_step = None
 
-        async def ann() -> None:
-            revealed_at = last_step = None
-            while True:
-                msg = await clients[0].recv()
-                now = trio.current_time()
-                if isinstance(msg, P.GameOver):
-                    return
-                if isinstance(msg, P.Revealed):
-                    revealed_at = last_step = now
-                elif msg.TYPE in ("placed", "row_taken"):
-                    last_step = now
-                elif msg.TYPE in ("turn_started", "round_scored") and revealed_at is not None:
-                    turns.append((revealed_at, last_step, now))
-                    revealed_at = None
-                reply = players[0].on(msg)
-                if reply is not None:
-                    await clients[0].send(reply)
+        def note(_: Player, msg: P.Message) -> None:  # Ann's clock, as she reads
+            nonlocal revealed_at, last_step
+            now = trio.current_time()
+            if isinstance(msg, P.Revealed):
+                revealed_at = last_step = now
+            elif msg.TYPE in ("placed", "row_taken"):
+                last_step = now
+            elif msg.TYPE in ("turn_started", "round_scored") and revealed_at is not None:
+                turns.append((revealed_at, last_step, now))
+                revealed_at = None
 
-        async with trio.open_nursery() as inner:
-            inner.start_soon(ann)
-            inner.start_soon(play_until_over, players[1])
+        await play_all([Player(clients[0], 0, choose=note), Player(clients[1], 1)])
         for client in clients:
             await client.aclose()
         nursery.cancel_scope.cancel()
