@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from nimmt.bots.arena import main as arena
 
-_PATH = Path(__file__).resolve().parent.parent / "benchmarks" / "pool_runs.py"
-_spec = importlib.util.spec_from_file_location("pool_runs", _PATH)
-assert _spec is not None and _spec.loader is not None
-pool_runs = importlib.util.module_from_spec(_spec)
-sys.modules["pool_runs"] = pool_runs  # dataclasses look their module up there
-_spec.loader.exec_module(pool_runs)
+from bench_helpers import load_benchmark
+
+pool_runs = load_benchmark("pool_runs")
 
 
 def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int, rounds: int,
