@@ -145,6 +145,10 @@ class Game:
         self._picks: list[tuple[int, int]] = []
         self._result: GameResult | None = None
         self.history: list[Deal | Decision] = []
+        # ``pending`` as last worked out; every change of the game goes through
+        # ``deal`` or ``apply``, which forget it (a server asks it many times a turn)
+        self._pending_known = False
+        self._pending_memo: Pending | None = None
 
     # ----------------------------------------------------------------- queries
 
@@ -172,6 +176,12 @@ class Game:
     @property
     def pending(self) -> Pending | None:
         """The decision the game waits for, or None once it is over."""
+        if not self._pending_known:
+            self._pending_memo = self._work_out_pending()
+            self._pending_known = True
+        return self._pending_memo
+
+    def _work_out_pending(self) -> Pending | None:
         phase = self._phase
         if phase is Phase.COMMIT:
             committed = frozenset(self._commits)
@@ -252,6 +262,7 @@ class Game:
         """
         if self._phase is not Phase.DEAL:
             raise WrongPhase(f"nothing to deal: the game is in phase {self._phase.value!r}")
+        self._pending_known = False
         if deal is None:
             if self._rng is None:
                 raise WrongPhase("this game has no random source: pass an explicit Deal")
@@ -315,6 +326,7 @@ class Game:
         Raises an ``IllegalDecision`` subclass, leaving the game unchanged, when
         the rules do not allow ``decision`` now.
         """
+        self._pending_known = False
         if isinstance(decision, Commit):
             events = self._commit(decision)
         elif isinstance(decision, ChooseRow):
