@@ -99,10 +99,13 @@ class Match(MatchState):
 
     def next_wake(self) -> float:
         """When to call ``wake`` next (``math.inf``: only for inputs)."""
+        if self._wake_memo is not None:
+            return self._wake_memo
         wake = min(self._close_at(), match_seats.spectators_expire_at(self))
-        if self.status != "playing" or self._game is None:
-            return wake
-        return min(wake, match_timing.wake_at(self), match_timing.pause_ends_at(self))
+        if self.status == "playing" and self._game is not None:
+            wake = min(wake, match_timing.wake_at(self), match_timing.pause_ends_at(self))
+        self._wake_memo = wake
+        return wake
 
     def close(self, why: str, now: float, wall: float, *, notify: bool = True) -> Effects:
         """Close the table: every member is told (``notify``) and released."""
@@ -134,6 +137,7 @@ class Match(MatchState):
         """Seat a built-in bot (the caller checked that the seat is free); its fact
         goes out with the next call's effects."""
         match_seats.place_bot(self, index, strategy, name)
+        self._wake_memo = None
 
     def describe_options(self) -> str:
         s = self.settings

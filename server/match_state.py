@@ -112,6 +112,9 @@ class MatchState:
         self._wall = 0.0
         self._started_wall = 0.0  # when this game started (Unix time), for its record
         self._out = Effects()
+        # ``Match.next_wake`` as worked out since the last call (None: not yet);
+        # only a call (or a bot placed) changes it
+        self._wake_memo: float | None = None
 
     def info(self) -> P.TableInfo:
         """The table as the lobby lists it (public information only)."""
@@ -148,6 +151,7 @@ class MatchState:
         self._now, self._wall = now, wall
 
     def _end_call(self) -> Effects:
+        self._wake_memo = None
         out, self._out = self._out, Effects()
         return out
 

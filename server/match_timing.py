@@ -65,15 +65,17 @@ def wake_at(m: MatchState) -> float:
     assert m._game is not None
     pending = m._game.pending
     if pending is not None:
+        banks = m.settings.time_bank > 0  # without, every seat's own deadline is the table's
         for i in pending.seats:
             if i in m._asked:
                 continue
             at = _autoplay_at(m, i)
-            if at is not None:
-                wake = min(wake, at)
-            own = match_bank.seat_deadline(m, i)  # past the deadline, on its time bank
-            if own > m._now:
-                wake = min(wake, own)
+            if at is not None and at < wake:
+                wake = at
+            if banks:
+                own = match_bank.seat_deadline(m, i)  # past the deadline, on its time bank
+                if m._now < own < wake:
+                    wake = own
     return wake
 
 
