@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import deque
 from typing import Any, Protocol
 
 import trio
@@ -86,7 +87,11 @@ class ClientConnection:
         self.peer = peer_name(stream)
         self.address = peer_address(stream)  # what the per-address limits count
         self.proto = P.Connection(P.SERVER, max_frame_size=config.max_frame_size)
-        self._queue_send, self._queue = trio.open_memory_channel[bytes](config.send_queue)
+        # frames waiting for the writer (at most ``send_queue``: a client that reads too
+        # slowly is dropped); the writer sleeps on ``_ready`` only while it is empty
+        self._outbox: deque[bytes] = deque()
+        self._ready: trio.Event | None = None
+        self._outbox_closed = False  # a goodbye is the last frame: the writer ends there
         self.session: Session | None = None
         self.scope = trio.CancelScope()
         self.closing = False  # a goodbye is queued or the connection dropped: send no more
@@ -123,11 +128,13 @@ class ClientConnection:
             log.debug("conn=%s not sent %s in state %s: %s", self.cid, msg.TYPE,
                       self.proto.state.value, e)
             return False
-        try:
-            self._queue_send.send_nowait(data)
-        except trio.WouldBlock:
+        outbox = self._outbox
+        if len(outbox) >= self.config.send_queue:
             self.drop("slow_reader", f"{self.config.send_queue} messages waiting")
             return False
+        outbox.append(data)
+        if self._ready is not None:
+            self._ready.set()
         self.sent += 1
         self.last_sent = trio.current_time()
         return True
@@ -141,7 +148,9 @@ class ClientConnection:
             return
         self.closing = True
         self.reason = reason if not text else f"{reason} ({text})"
-        self._queue_send.close()
+        self._outbox_closed = True
+        if self._ready is not None:
+            self._ready.set()
         self.scope.deadline = min(self.scope.deadline,
                                   trio.current_time() + self.config.shutdown_flush)
 
@@ -183,25 +192,27 @@ class ClientConnection:
                      self.reason or "closed", where, self.sent, self.received)
 
     async def _writer(self) -> None:
-        queue = self._queue
+        outbox = self._outbox
         stream = self.stream
         try:
             while True:
-                try:
-                    data = await queue.receive()
-                except trio.EndOfChannel:
-                    break
-                chunks = [data]
-                while len(chunks) < _BATCH:
-                    try:
-                        chunks.append(queue.receive_nowait())
-                    except (trio.WouldBlock, trio.EndOfChannel):
+                if not outbox:
+                    if self._outbox_closed:
                         break
-                await stream.send_all(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+                    self._ready = trio.Event()
+                    await self._ready.wait()
+                    self._ready = None
+                    continue
+                if len(outbox) == 1:
+                    data = outbox.popleft()
+                else:
+                    data = b"".join([outbox.popleft()
+                                     for _ in range(min(len(outbox), _BATCH))])
+                await stream.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.drop("connection lost")
             return
-        # the queue was closed after a goodbye: everything is sent
+        # the goodbye was the last frame: everything is sent
         self.scope.cancel()
 
     async def _pinger(self) -> None:
