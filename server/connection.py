@@ -133,10 +133,11 @@ class ClientConnection:
             self.drop("slow_reader", f"{self.config.send_queue} messages waiting")
             return False
         outbox.append(data)
-        if self._ready is not None:
-            self._ready.set()
+        ready = self._ready
+        if ready is not None:  # the writer sleeps: wake it (once)
+            self._ready = None
+            ready.set()
         self.sent += 1
-        self.last_sent = trio.current_time()
         return True
 
     def close(self, reason: str, text: str = "") -> None:
@@ -149,8 +150,10 @@ class ClientConnection:
         self.closing = True
         self.reason = reason if not text else f"{reason} ({text})"
         self._outbox_closed = True
-        if self._ready is not None:
-            self._ready.set()
+        ready = self._ready
+        if ready is not None:
+            self._ready = None
+            ready.set()
         self.scope.deadline = min(self.scope.deadline,
                                   trio.current_time() + self.config.shutdown_flush)
 
@@ -199,9 +202,8 @@ class ClientConnection:
                 if not outbox:
                     if self._outbox_closed:
                         break
-                    self._ready = trio.Event()
-                    await self._ready.wait()
-                    self._ready = None
+                    ready = self._ready = trio.Event()
+                    await ready.wait()
                     continue
                 if len(outbox) == 1:
                     data = outbox.popleft()
@@ -209,6 +211,7 @@ class ClientConnection:
                     data = b"".join([outbox.popleft()
                                      for _ in range(min(len(outbox), _BATCH))])
                 await stream.send_all(data)
+                self.last_sent = trio.current_time()  # what the pinger counts as quiet
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.drop("connection lost")
             return
