@@ -6,7 +6,7 @@ from typing import Final
 
 from .base import Message, downgrade, newer_field
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from .framing import CONNECTION_CLOSED, FrameDecoder, Sentinel, encode_body
+from .framing import CONNECTION_CLOSED, FrameDecoder, Sentinel, encode_body, restamp_frame
 from .states import BY_STATE, ConnState, Role
 from .structs import DEFAULT_MAX_FRAME_SIZE, PROTOCOL_VERSION
 
@@ -15,6 +15,10 @@ __all__ = ["Connection", "CLIENT", "SERVER"]
 CLIENT: Final = Role.CLIENT
 SERVER: Final = Role.SERVER
 _CLOSED: Final = ConnState.CLOSED
+
+
+#: (message, protocol version, its frame, the seq in it): the server's last frame
+_last_encoded: tuple[Message, int, bytes, int] | None = None
 
 
 class Connection:
@@ -148,6 +152,24 @@ class Connection:
             )
 
     # -- sending -----------------------------------------------------------------
+    def _encode(self, msg: Message) -> bytes:
+        """A server message's frame with this connection's ``seq``. The frame made last
+        (by any connection) is kept: a message told to a whole table is encoded once
+        and only its ``seq`` changed for the next member (``restamp_frame``)."""
+        global _last_encoded
+        seq, version = self._next_seq, self.version
+        last = _last_encoded
+        if last is not None and last[0] is msg and last[1] == version:
+            data = restamp_frame(last[2], msg.TYPE, last[3], seq, self.max_frame_size)
+            if data is not None:
+                return data
+        wire = msg.to_wire(seq)
+        if version < PROTOCOL_VERSION and msg._NEWER:
+            downgrade(msg, wire, version)
+        data = encode_body(wire, self.max_frame_size)
+        _last_encoded = (msg, version, data, seq)
+        return data
+
     def send(self, msg: Message) -> bytes:
         """The bytes to write for ``msg``; moves the state.
 
@@ -170,10 +192,7 @@ class Connection:
             if msg.id is not None:
                 raise LocalProtocolError(ErrorCode.EXTRA_FIELD, "a server message has no id",
                                          "id")
-            wire = msg.to_wire(self._next_seq)
-            if self.version < PROTOCOL_VERSION and msg._NEWER:
-                downgrade(msg, wire, self.version)
-            data = encode_body(wire, self.max_frame_size)
+            data = self._encode(msg)
             self._next_seq += 1
         else:
             if msg.seq is not None or msg.re is not None:

@@ -30,6 +30,7 @@ __all__ = [
     "MAX_MAP_LEN",
     "encode_frame",
     "encode_body",
+    "restamp_frame",
     "unpack_body",
     "FrameDecoder",
 ]
@@ -81,6 +82,38 @@ def encode_body(wire: dict[str, Any], max_frame_size: int = DEFAULT_MAX_FRAME_SI
             ErrorCode.FRAME_TOO_LARGE, f"frame of {n} bytes exceeds the limit {max_frame_size}"
         )
     return _pack(n) + body
+
+
+_SEQ_KEY: Final = msgpack.packb("seq")
+_TYPE_KEY: Final = msgpack.packb("type")
+
+
+def restamp_frame(frame: bytes, tag: str, old_seq: int, new_seq: int,
+                  max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> bytes | None:
+    """``frame`` (from ``encode_body`` of a server message's wire map, whose keys
+    begin ``type``, ``seq``) with ``seq`` ``new_seq`` instead of ``old_seq``: the bytes
+    ``encode_body`` would give, without encoding the message again (one message goes
+    to every member of a table, each connection with its own ``seq``). None when the
+    frame does not begin that way (then encode it again)."""
+    first = frame[HEADER_SIZE] if len(frame) > HEADER_SIZE else 0
+    if 0x80 <= first <= 0x8F:
+        at = HEADER_SIZE + 1  # fixmap
+    elif first == 0xDE:
+        at = HEADER_SIZE + 3  # map 16
+    else:
+        return None
+    kind = _TYPE_KEY + msgpack.packb(tag)
+    if frame[at:at + len(kind)] != kind:
+        return None
+    at += len(kind)
+    old = _SEQ_KEY + msgpack.packb(old_seq)
+    if frame[at:at + len(old)] != old:
+        return None
+    body = b"".join((frame[HEADER_SIZE:at], _SEQ_KEY, msgpack.packb(new_seq),
+                     frame[at + len(old):]))
+    if len(body) > max_frame_size:
+        return None
+    return _pack(len(body)) + body
 
 
 def encode_frame(msg: Message, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> bytes:
