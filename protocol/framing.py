@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import struct
+import threading
 from typing import Any, Final
 
 import msgpack
@@ -70,10 +71,21 @@ class _ExtRefused(Exception):
     pass
 
 
+_packers = threading.local()  # a Packer is reused (its set-up costs as much as packing)
+
+
+def _packer() -> msgpack.Packer:
+    try:
+        return _packers.packer  # type: ignore[no-any-return]
+    except AttributeError:
+        _packers.packer = msgpack.Packer(use_bin_type=True)
+        return _packers.packer  # type: ignore[no-any-return]
+
+
 def encode_body(wire: dict[str, Any], max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> bytes:
     """Pack a wire map into a frame (length prefix included)."""
     try:
-        body: bytes = msgpack.packb(wire, use_bin_type=True)
+        body: bytes = _packer().pack(wire)
     except (TypeError, ValueError, OverflowError) as e:  # pragma: no cover - validated before
         raise LocalProtocolError(ErrorCode.WRONG_TYPE, f"cannot pack: {e}") from None
     n = len(body)
@@ -85,7 +97,20 @@ def encode_body(wire: dict[str, Any], max_frame_size: int = DEFAULT_MAX_FRAME_SI
 
 
 _SEQ_KEY: Final = msgpack.packb("seq")
-_TYPE_KEY: Final = msgpack.packb("type")
+_KINDS: dict[str, bytes] = {}  # tag -> its packed "type" key and value
+
+
+def _packed_uint(n: int) -> bytes:
+    """``msgpack.packb(n)`` for an int 0 <= n < 2**64 (the smallest form, as msgpack)."""
+    if n < 0x80:
+        return bytes((n,))
+    if n < 0x100:
+        return b"\xcc" + bytes((n,))
+    if n < 0x10000:
+        return b"\xcd" + n.to_bytes(2, "big")
+    if n < 0x100000000:
+        return b"\xce" + n.to_bytes(4, "big")
+    return b"\xcf" + n.to_bytes(8, "big")
 
 
 def restamp_frame(frame: bytes, tag: str, old_seq: int, new_seq: int,
@@ -102,18 +127,20 @@ def restamp_frame(frame: bytes, tag: str, old_seq: int, new_seq: int,
         at = HEADER_SIZE + 3  # map 16
     else:
         return None
-    kind = _TYPE_KEY + msgpack.packb(tag)
-    if frame[at:at + len(kind)] != kind:
+    kind = _KINDS.get(tag)
+    if kind is None:
+        kind = _KINDS[tag] = msgpack.packb("type") + msgpack.packb(tag)
+    if not frame.startswith(kind, at):
         return None
     at += len(kind)
-    old = _SEQ_KEY + msgpack.packb(old_seq)
-    if frame[at:at + len(old)] != old:
+    old = _SEQ_KEY + _packed_uint(old_seq)
+    if not frame.startswith(old, at):
         return None
-    body = b"".join((frame[HEADER_SIZE:at], _SEQ_KEY, msgpack.packb(new_seq),
-                     frame[at + len(old):]))
-    if len(body) > max_frame_size:
+    new = _SEQ_KEY + _packed_uint(new_seq)
+    size = len(frame) - HEADER_SIZE + len(new) - len(old)
+    if size > max_frame_size:
         return None
-    return _pack(len(body)) + body
+    return b"".join((_pack(size), frame[HEADER_SIZE:at], new, frame[at + len(old):]))
 
 
 def encode_frame(msg: Message, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> bytes:

@@ -57,8 +57,9 @@ def test_one_message_to_many_connections_reaches_each_with_its_own_seq() -> None
     for i, conn in enumerate(connections):  # each at a seq of its own
         for _ in range(i * 70):
             conn.send(P.Ping(nonce=1))
-    msg = P.ChatMessage(name="Bob", seat=1, text="hello")
-    for conn in connections:
-        seq = conn.next_seq
-        assert conn.send(msg) == fresh(msg, seq, conn.version)
-        assert conn.next_seq == seq + 1
+    # a table's state is restamped for the next member, a short event encoded afresh
+    for msg in (EXAMPLES["table_updated"], P.ChatMessage(name="Bob", seat=1, text="hi")):
+        for conn in connections:
+            seq = conn.next_seq
+            assert conn.send(msg) == fresh(msg, seq, conn.version)
+            assert conn.next_seq == seq + 1
