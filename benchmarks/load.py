@@ -16,7 +16,7 @@ measures for `--duration` seconds and reports:
 - turns per second (turns whose reveal reached every seat, all tables);
 - reveal latency: for each turn, from the moment its last commit was sent to
   the moment its `revealed` message had arrived at all four seats (p50/p99);
-- the server's CPU (user+system seconds per wall second; 1.0 = one core) and
+- the server's CPU (user+system seconds per wall second, 1.0 = one core; and per turn played) and
   memory (peak and final resident set size).
 
 `--flooders N` adds N attackers (issue 8, item 1): each sits at a table of its own
@@ -538,7 +538,8 @@ def parent_main(args: argparse.Namespace) -> None:
         print(f"                   {flooded.get('resumed', 0)} sessions resumed, "
               f"{flooded['connections'] / (args.warmup + args.duration):.1f} connections/s"
               + (", each from a fresh address" if args.flood_new_address else ""))
-    print(f"server CPU         {cpu_used / wall:.2f} cores")
+    print(f"server CPU         {cpu_used / wall:.2f} cores"
+          + (f", {cpu_used / turns * 1000:.3f} ms a turn" if turns else ""))
     print(f"server memory      {rss:.0f} MiB now, {hwm:.0f} MiB peak")
     if errors:
         print(f"errors             {errors}")
