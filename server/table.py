@@ -597,9 +597,13 @@ def _only_facts_and_messages(effects: Effects) -> bool:
     """Whether ``effects`` may wait for the disk while the table goes on: no one sits
     down, leaves or is refused, no game starts or ends, no bot is asked, the table
     stays open, and no fact is a seat (those carry a session's token)."""
-    return (not (effects.entered or effects.released or effects.refused or effects.thinks
-                 or effects.started) and effects.finished is None and effects.closed is None
-            and all(fact.kind != "seat" for fact in effects.facts))
+    if (effects.entered or effects.released or effects.refused or effects.thinks
+            or effects.started or effects.finished is not None or effects.closed is not None):
+        return False
+    for fact in effects.facts:  # (asked for most effects while inputs wait: no generator)
+        if fact.kind == "seat":
+            return False
+    return True
 
 
 def _bot_key(think: Think) -> _BotKey:

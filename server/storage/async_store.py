@@ -90,15 +90,18 @@ def _table_order(table_id: str) -> tuple[int, str]:
 class PendingWrite:
     """A write handed in (``AsyncStore.submit``), its outcome once tried."""
 
-    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "event")
+    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "tried", "event")
 
     def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                  table: str | None) -> None:
         self.method, self.args, self.kwargs, self.table = method, args, kwargs, table
         self.result: Any = None
         self.error: BaseException | None = None  # a bug (not a storage fault) in this write
-        self.done = False
-        self.event: trio.Event | None = None  # set once tried (None: nobody waits)
+        self.done = False  # written
+        self.tried = False  # written, or failed (then still queued)
+        # made by the first task that waits for the write while another one writes (most
+        # writes are never waited for: a table waits only for the last one it held)
+        self.event: trio.Event | None = None
 
 
 class AsyncStore:
@@ -201,9 +204,10 @@ class AsyncStore:
     def _settle(self, batch: list[PendingWrite], done: list[tuple[Any, BaseException | None]],
                 error: StorageWriteError | None) -> None:
         """After a transaction: what it wrote leaves the queue and every caller wakes."""
+        queue = self._queue
         for write, (result, bug) in zip(batch, done):
             write.result, write.error, write.done = result, bug, True
-            self._queue.popleft()
+            queue.popleft()
         if done:
             self.commits += 1
             if self._checkpointer is not None:
@@ -211,6 +215,7 @@ class AsyncStore:
         dropped = self._drop() if error is not None and len(self._queue) > self.max_backlog else None
         self._health(error, dropped)
         for write in batch:
+            write.tried = True
             if write.event is not None:
                 write.event.set()
 
@@ -220,6 +225,9 @@ class AsyncStore:
         dropped = self.dropped or Dropped()
         tables: set[str] = set()
         for write in self._queue:
+            write.tried = True  # (not done: not on disk) its waiter, if any, is woken
+            if write.event is not None:
+                write.event.set()
             dropped.writes += 1
             if write.method == "finish_game":
                 dropped.games += 1
@@ -282,8 +290,8 @@ class AsyncStore:
             log.warning("not saved: %s of table %s after the database was closed", method, table)
             return None
         write = PendingWrite(method, args, kwargs, table)
-        write.event = trio.Event()
-        self._hand_in(write)
+        self._queue.append(write)
+        self._wanted = True
         return write
 
     async def written(self, write: PendingWrite | None) -> Any:
@@ -291,11 +299,12 @@ class AsyncStore:
         store's), or ``_UNSET`` if it is not on disk (storage fails: it stays queued)."""
         if write is None:
             return _UNSET
-        assert write.event is not None
-        if not write.event.is_set():
+        if not write.tried:
             if self._leading:
+                if write.event is None:
+                    write.event = trio.Event()
                 await write.event.wait()
-            else:
+            else:  # the leader tries the whole queue, this write included
                 await self._lead()
         if write.error is not None:
             raise write.error
@@ -343,7 +352,7 @@ class AsyncStore:
     async def append(self, table_id: str, *facts: Fact) -> StorageWriteError | None:
         """Append facts to a table's log. None: they are on disk. Else the error
         (the facts are queued and will be written, in order, once storage works)."""
-        await self._write("append", table_id, table_id, facts)
+        await self.written(self.submit("append", table_id, table_id, facts))
         return self.failing
 
     async def create_table(self, table_id: str, name: str, options: dict[str, Any],
