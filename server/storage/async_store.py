@@ -90,7 +90,7 @@ def _table_order(table_id: str) -> tuple[int, str]:
 class PendingWrite:
     """A write handed in (``AsyncStore.submit``), its outcome once tried."""
 
-    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "tried", "event")
+    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "tried")
 
     def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                  table: str | None) -> None:
@@ -99,9 +99,6 @@ class PendingWrite:
         self.error: BaseException | None = None  # a bug (not a storage fault) in this write
         self.done = False  # written
         self.tried = False  # written, or failed (then still queued)
-        # made by the first task that waits for the write while another one writes (most
-        # writes are never waited for: a table waits only for the last one it held)
-        self.event: trio.Event | None = None
 
 
 class AsyncStore:
@@ -122,7 +119,10 @@ class AsyncStore:
         self._queue: deque[PendingWrite] = deque()  # handed in, not yet on disk, in order
         self._wanted = False  # new writes (or a retry) since the leader last took the queue
         self._leading = False  # a task is writing the queue: later writes wait for it
-        self._led = trio.Event()  # set when the leader lets go
+        # set after each transaction and when the leader lets go: the callers of the
+        # writes wait on it, one event for all of them, and look whether theirs was tried
+        self._round = trio.Event()
+        self._round_awaited = False  # (no new event when nobody waited on this one)
         self._connection = trio.Lock()  # the writes and the reads take turns on it
         self._in_loop = store.durability != "full"
         self._stopping = False
@@ -153,7 +153,6 @@ class AsyncStore:
     async def _lead(self) -> None:
         """Write the queue until no write waits (shielded: the callers wait for it)."""
         self._leading = True
-        self._led = trio.Event()
         try:
             with trio.CancelScope(shield=True):
                 # every task that is ready runs first: their writes join this group
@@ -174,15 +173,16 @@ class AsyncStore:
                         self._settle(batch, *outcome)
         finally:
             self._leading = False
-            self._led.set()
+            self._next_round()
 
     async def _try_queue(self) -> None:
         """Until every write queued now has been tried once more."""
         self._wanted = True
-        if self._leading:
-            await self._led.wait()  # the leader tries the whole queue before it lets go
-        else:
+        if not self._leading:
             await self._lead()
+        while self._leading:  # the leader tries the whole queue before it lets go
+            self._round_awaited = True
+            await self._round.wait()
 
     def _checkpoint(self) -> None:
         """Worker thread: the writer's own checkpoint, between its transactions (after
@@ -216,8 +216,14 @@ class AsyncStore:
         self._health(error, dropped)
         for write in batch:
             write.tried = True
-            if write.event is not None:
-                write.event.set()
+        self._next_round()
+
+    def _next_round(self) -> None:
+        """Wake every caller waiting for a transaction: theirs was tried, or they wait on."""
+        if self._round_awaited:
+            self._round_awaited = False
+            self._round.set()
+            self._round = trio.Event()
 
     def _drop(self) -> Dropped:
         """Give up on the queue; tables whose writes go
@@ -225,9 +231,7 @@ class AsyncStore:
         dropped = self.dropped or Dropped()
         tables: set[str] = set()
         for write in self._queue:
-            write.tried = True  # (not done: not on disk) its waiter, if any, is woken
-            if write.event is not None:
-                write.event.set()
+            write.tried = True  # (not done: not on disk) its caller, if any, wakes
             dropped.writes += 1
             if write.method == "finish_game":
                 dropped.games += 1
@@ -299,11 +303,10 @@ class AsyncStore:
         store's), or ``_UNSET`` if it is not on disk (storage fails: it stays queued)."""
         if write is None:
             return _UNSET
-        if not write.tried:
-            if self._leading:
-                if write.event is None:
-                    write.event = trio.Event()
-                await write.event.wait()
+        while not write.tried:
+            if self._leading:  # (with durability "full" it may go in the next transaction)
+                self._round_awaited = True
+                await self._round.wait()
             else:  # the leader tries the whole queue, this write included
                 await self._lead()
         if write.error is not None:
