@@ -303,15 +303,33 @@ class AsyncStore:
         store's), or ``_UNSET`` if it is not on disk (storage fails: it stays queued)."""
         if write is None:
             return _UNSET
+        await self._tried(write)
+        if write.error is not None:
+            raise write.error
+        return write.result if write.done else _UNSET
+
+    async def written_all(self, writes: Sequence[PendingWrite | None]) -> None:
+        """Wait once until every one of ``writes`` (from ``submit``, in the order handed
+        in) has been tried; raise the first one's bug, if one had a bug."""
+        last = next((write for write in reversed(writes) if write is not None), None)
+        if last is None:
+            return
+        await self._tried(last)  # (the writes before it went in the same transaction or earlier)
+        for write in writes:
+            if write is not None and write.error is not None:
+                raise write.error
+
+    def game_id(self, write: PendingWrite | None) -> int | None:
+        """The id of the game kept by a tried ``finish_game`` write (None: not on disk)."""
+        return int(write.result) if write is not None and write.done else None
+
+    async def _tried(self, write: PendingWrite) -> None:
         while not write.tried:
             if self._leading:  # (with durability "full" it may go in the next transaction)
                 self._round_awaited = True
                 await self._round.wait()
             else:  # the leader tries the whole queue, this write included
                 await self._lead()
-        if write.error is not None:
-            raise write.error
-        return write.result if write.done else _UNSET
 
     async def _write(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> Any:
         return await self.written(self.submit(method, table, *args, **kwargs))
@@ -389,9 +407,10 @@ class AsyncStore:
     async def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
                           kinds: Sequence[str], started: float, ended: float) -> int | None:
         """Keep a finished game; its id, or None while storage fails (it is queued)."""
-        result = await self._write("finish_game", table_id, table_id, table_name, game_no,
-                                   record, tuple(kinds), started, ended)
-        return None if result is _UNSET else int(result)
+        write = self.submit("finish_game", table_id, table_id, table_name, game_no, record,
+                            tuple(kinds), started, ended)
+        await self.written(write)
+        return self.game_id(write)
 
     async def ladder_write(self, work: Callable[[Any], Any]) -> StorageWriteError | None:
         """A writer of ``storage.ladder`` (a claim, ratings), queued like every write."""
