@@ -303,7 +303,12 @@ class AsyncStore:
         store's), or ``_UNSET`` if it is not on disk (storage fails: it stays queued)."""
         if write is None:
             return _UNSET
-        await self._tried(write)
+        while not write.tried:
+            if self._leading:  # (with durability "full" it may go in the next transaction)
+                self._round_awaited = True
+                await self._round.wait()
+            else:  # the leader tries the whole queue, this write included
+                await self._lead()
         if write.error is not None:
             raise write.error
         return write.result if write.done else _UNSET
@@ -312,9 +317,10 @@ class AsyncStore:
         """Wait once until every one of ``writes`` (from ``submit``, in the order handed
         in) has been tried; raise the first one's bug, if one had a bug."""
         last = next((write for write in reversed(writes) if write is not None), None)
-        if last is None:
-            return
-        await self._tried(last)  # (the writes before it went in the same transaction or earlier)
+        try:  # (the writes before it went in the same transaction or earlier)
+            await self.written(last)
+        except Exception:
+            pass  # its bug: raised below, unless an earlier write had one
         for write in writes:
             if write is not None and write.error is not None:
                 raise write.error
@@ -322,14 +328,6 @@ class AsyncStore:
     def game_id(self, write: PendingWrite | None) -> int | None:
         """The id of the game kept by a tried ``finish_game`` write (None: not on disk)."""
         return int(write.result) if write is not None and write.done else None
-
-    async def _tried(self, write: PendingWrite) -> None:
-        while not write.tried:
-            if self._leading:  # (with durability "full" it may go in the next transaction)
-                self._round_awaited = True
-                await self._round.wait()
-            else:  # the leader tries the whole queue, this write included
-                await self._lead()
 
     async def _write(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> Any:
         return await self.written(self.submit(method, table, *args, **kwargs))
