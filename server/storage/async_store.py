@@ -82,6 +82,10 @@ class Dropped:
                 f"(table{'' if len(self.tables) == 1 else 's'} {tables}{games})")
 
 
+def _calls(batch: list[PendingWrite]) -> list[tuple[str, tuple[Any, ...], dict[str, Any]]]:
+    return [(write.method, write.args, write.kwargs) for write in batch]
+
+
 def _table_order(table_id: str) -> tuple[int, str]:
     digits = table_id[1:]
     return (int(digits) if digits.isdigit() else 0, table_id)
@@ -151,29 +155,41 @@ class AsyncStore:
     # ------------------------------------------------------------------ the writer
 
     async def _lead(self) -> None:
-        """Write the queue until no write waits (shielded: the callers wait for it)."""
+        """Write the queue until no write waits (never cancelled: the callers wait for it)."""
         self._leading = True
         try:
-            with trio.CancelScope(shield=True):
-                # every task that is ready runs first: their writes join this group
-                await trio.lowlevel.checkpoint()
-                async with self._connection:
-                    while self._wanted:
-                        self._wanted = False
-                        # (a stat of the log file every few transactions: it grows
-                        # by a few pages a transaction, the bound is 4 MiB)
-                        if self.commits % 8 == 0 and self.store.log_too_big():
-                            await trio.to_thread.run_sync(self._checkpoint)
-                        batch = list(self._queue)
-                        calls = [(w.method, w.args, w.kwargs) for w in batch]
-                        if self._in_loop:
-                            outcome = self._write_group(calls)
-                        else:  # every transaction synced: the wait is on the disk
-                            outcome = await trio.to_thread.run_sync(self._write_group, calls)
-                        self._settle(batch, *outcome)
+            # every task that is ready runs first: their writes join this group
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            if self._in_loop and not self._connection.locked():
+                # most transactions: no read under way and no look at the log's size due,
+                # so nothing to wait for: no other task runs until the queue is written
+                while self._wanted and self.commits % 8:
+                    self._write_queue()
+            if self._wanted:
+                with trio.CancelScope(shield=True):
+                    async with self._connection:
+                        while self._wanted:
+                            # (a stat of the log file every few transactions: it grows
+                            # by a few pages a transaction, the bound is 4 MiB)
+                            if self.commits % 8 == 0 and self.store.log_too_big():
+                                await trio.to_thread.run_sync(self._checkpoint)
+                            if self._in_loop:
+                                self._write_queue()
+                            else:  # every transaction synced: the wait is on the disk
+                                self._wanted = False
+                                batch = list(self._queue)
+                                outcome = await trio.to_thread.run_sync(self._write_group,
+                                                                        _calls(batch))
+                                self._settle(batch, *outcome)
         finally:
             self._leading = False
             self._next_round()
+
+    def _write_queue(self) -> None:
+        """One transaction of everything queued, on the event loop."""
+        self._wanted = False
+        batch = list(self._queue)
+        self._settle(batch, *self._write_group(_calls(batch)))
 
     async def _try_queue(self) -> None:
         """Until every write queued now has been tried once more."""
