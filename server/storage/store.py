@@ -394,10 +394,10 @@ class Store:
                     ) -> tuple[list[tuple[Any, BaseException | None]], StorageWriteError | None]:
         """Make many write calls (method name, args, keyword args) in one transaction, in
         order (an ``append``'s result: the table's last ``seq``). Returns each written
-        call's (result, bug) and the storage error that stopped the rest (None: all written). All or nothing, unless a call raises something else
-        than a storage fault (a bug): that one is left out with its exception and the
-        others are written one transaction each."""
-        seqs = dict(self._seqs)
+        call's (result, bug) and the storage error that stopped the rest (None: all
+        written). All or nothing, unless a call raises something else than a storage
+        fault (a bug): that one is left out with its exception and the others are
+        written one transaction each."""
 
         def run_all(db: sqlite3.Connection) -> list[Any]:
             self._grouping = True
@@ -419,10 +419,10 @@ class Store:
         try:
             return [(result, None) for result in self._write(run_all)], None
         except StorageWriteError as e:
-            self._seqs = seqs
+            self._seqs.clear()  # rolled back: each table's next seq is read from the file
             return [], e
         except Exception:
-            self._seqs = seqs
+            self._seqs.clear()
         done: list[tuple[Any, BaseException | None]] = []
         for method, args, kwargs in calls:
             try:
