@@ -335,8 +335,11 @@ class AsyncStore:
     async def written_all(self, writes: Sequence[PendingWrite | None]) -> None:
         """Wait once until every one of ``writes`` (from ``submit``, in the order handed
         in) has been tried; raise the first one's bug, if one had a bug."""
-        last = next((write for write in reversed(writes) if write is not None), None)
-        try:  # (the writes before it went in the same transaction or earlier)
+        last = None
+        for write in writes:  # (the writes before the last went in its transaction or earlier)
+            if write is not None:
+                last = write
+        try:
             await self.written(last)
         except Exception:
             pass  # its bug: raised below, unless an earlier write had one
