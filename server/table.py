@@ -483,9 +483,9 @@ class Table:
                 writes.append(submit("free_seat", table, table, p["seat"]))
             else:
                 session = self._sessions.get(p.get("member", -1))
+                token = session.token if session is not None else None
                 writes.append(submit("set_seat", table, table, p["seat"], p["name"], p["kind"],
-                                     token=session.token if session is not None else None,
-                                     strategy=p["strategy"]))
+                                     token=token, strategy=p["strategy"]))
             if self.match.status == "over":  # logged after the game's "left" facts (restore.py)
                 batch.append(Fact("seat", {k: v for k, v in p.items() if k != "member"}))
         if batch:
