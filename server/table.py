@@ -462,44 +462,53 @@ class Table:
     async def _persist(self, effects: Effects, watch: list[Session],
                        unwatch: list[Session]) -> None:
         """Write the facts (seats with their session's token, hashed), the finished
-        game and the table's end. A storage fault is not raised: the store queues
-        the write and the lobby tells everyone (``Lobby.storage_health``)."""
+        game and the table's end: all handed to the store, then one wait. A storage
+        fault is not raised: the store queues the writes and the lobby tells everyone
+        (``Lobby.storage_health``)."""
         store = self.store
         assert store is not None
+        table = self.id
+        submit = store.submit
+        writes: list[PendingWrite | None] = []
         batch: list[Fact] = []
         for fact in effects.facts:
             if fact.kind != "seat":
                 batch.append(fact)
                 continue
             if batch:
-                await store.append(self.id, *batch)
+                writes.append(submit("append", table, table, tuple(batch)))
                 batch = []
             p = fact.payload
             if p["name"] is None:
-                await store.free_seat(self.id, p["seat"])
+                writes.append(submit("free_seat", table, table, p["seat"]))
             else:
                 session = self._sessions.get(p.get("member", -1))
-                await store.set_seat(self.id, p["seat"], p["name"], p["kind"],
-                                     token=session.token if session is not None else None,
-                                     strategy=p["strategy"])
+                token = session.token if session is not None else None
+                writes.append(submit("set_seat", table, table, p["seat"], p["name"], p["kind"],
+                                     token=token, strategy=p["strategy"]))
             if self.match.status == "over":  # logged after the game's "left" facts (restore.py)
                 batch.append(Fact("seat", {k: v for k, v in p.items() if k != "member"}))
         if batch:
-            await store.append(self.id, *batch)
+            writes.append(submit("append", table, table, tuple(batch)))
         for session in watch:  # so that a restart brings the spectators back too
-            await store.watch(self.id, session.token_hash, session.name, session.kind)
+            writes.append(submit("watch", table, table, session.token_hash, session.name,
+                                 session.kind))
         for session in unwatch:
-            await store.unwatch(self.id, session.token_hash)
+            writes.append(submit("unwatch", table, table, session.token_hash))
         if effects.started:
-            await store.update_table(self.id, status="playing")
+            writes.append(submit("update_table", table, table, status="playing"))
         done = effects.finished
+        kept = None
         if done is not None:
-            self._game_id = await store.finish_game(self.id, self.match.name, done.game_no,
-                                                    done.record, done.kinds, done.started,
-                                                    done.ended)
-            await store.update_table(self.id, status="over")
+            kept = submit("finish_game", table, table, self.match.name, done.game_no,
+                          done.record, tuple(done.kinds), done.started, done.ended)
+            writes.append(kept)
+            writes.append(submit("update_table", table, table, status="over"))
         if effects.closed is not None and effects.closed != "server shutdown":
-            await store.close_table(self.id)
+            writes.append(submit("close_table", table, table))
+        await store.written_all(writes)
+        if done is not None:
+            self._game_id = store.game_id(kept)
 
     async def deliver_held(self) -> None:
         """Deliver the held effects, in order, once their writes are on disk (or failed:
@@ -597,9 +606,13 @@ def _only_facts_and_messages(effects: Effects) -> bool:
     """Whether ``effects`` may wait for the disk while the table goes on: no one sits
     down, leaves or is refused, no game starts or ends, no bot is asked, the table
     stays open, and no fact is a seat (those carry a session's token)."""
-    return (not (effects.entered or effects.released or effects.refused or effects.thinks
-                 or effects.started) and effects.finished is None and effects.closed is None
-            and all(fact.kind != "seat" for fact in effects.facts))
+    if (effects.entered or effects.released or effects.refused or effects.thinks
+            or effects.started or effects.finished is not None or effects.closed is not None):
+        return False
+    for fact in effects.facts:  # (asked for most effects while inputs wait: no generator)
+        if fact.kind == "seat":
+            return False
+    return True
 
 
 def _bot_key(think: Think) -> _BotKey:

@@ -64,6 +64,44 @@ async def test_writes_handed_in_together_go_in_one_transaction_each_told_once_on
     await astore.aclose()
 
 
+async def test_with_durability_full_writes_handed_in_during_a_transaction_go_in_the_next(
+        tmp_path: Path) -> None:
+    path = tmp_path / "nimmt.db"
+    astore = AsyncStore(Store.open(path, durability="full"))
+    tables = [f"t{i}" for i in range(1, 11)]
+    for table_id in tables:
+        await astore.create_table(table_id, table_id, {}, {})
+    writing, release = threading.Event(), threading.Event()
+
+    def slow_write(db: sqlite3.Connection) -> None:  # in the writer's thread, in a transaction
+        writing.set()
+        release.wait()
+
+    commits = astore.commits
+    seen: dict[str, int] = {}
+
+    async def first() -> None:
+        await astore.ladder_write(slow_write)
+        seen["first"] = astore.commits - commits
+
+    async def table(table_id: str, seat: int) -> None:
+        assert await astore.append(table_id, decision_fact(Commit(seat % 4, 1 + seat))) is None
+        seen[table_id] = committed(path, table_id)  # on disk by the time the table hears of it
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(first)
+        await trio.to_thread.run_sync(writing.wait)
+        for seat, table_id in enumerate(tables):
+            nursery.start_soon(table, table_id, seat)
+        await trio.testing.wait_all_tasks_blocked()
+        assert seen == {} and astore.backlog == 11  # the first write's transaction is open
+        release.set()
+    # the ten tables' facts went together, after it (its caller led: it wrote them too)
+    assert seen == {"first": 2, **dict.fromkeys(tables, 1)}
+    assert astore.commits == commits + 2
+    await astore.aclose()
+
+
 async def test_a_bug_in_one_write_of_a_group_reaches_only_its_caller(tmp_path: Path) -> None:
     game, facts = play_game(Options(players=2, rounds=1), seed=5)
     record = record_from_game(game, ["Ann", "Bob"])
