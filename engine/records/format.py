@@ -310,6 +310,11 @@ class Record:
 
 
 def _plain(value: Any) -> Any:
+    kind = type(value)
+    if kind is int or kind is str or value is None:  # most of a record: cards and names
+        return value
+    if kind is tuple or kind is list:
+        return [v if type(v) is int else _plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
