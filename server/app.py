@@ -10,6 +10,7 @@ In-process use (tests, benchmarks)::
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import signal
@@ -211,6 +212,25 @@ async def start_server(nursery: trio.Nursery, config: ServerConfig | None = None
     await nursery.start(server.serve, listeners)
     bound = listeners[0].socket.getsockname()[1]
     return server, bound
+
+
+#: Net allocations of collectable objects between two young collections (Python's
+#: default: 700). A busy server keeps many objects alive for seconds (tasks, games'
+#: histories) and frees most others at once; with the default it spent about a tenth
+#: of its CPU in the garbage collector, in pauses of up to 200 ms (the held-load
+#: benchmark's reveal p99 of 100-260 ms was those pauses). benchmarks/README.md, 2026-12-03.
+YOUNG_COLLECTION_THRESHOLD = 50_000
+
+
+def tune_garbage_collector() -> None:
+    """For a server process (not a test's): what was made at start-up (modules,
+    classes, the configuration) is never garbage, so the collector stops looking at
+    it (``gc.freeze``), and young collections come less often. Objects are still
+    freed as soon as nothing refers to them; only cycles wait for a collection."""
+    gc.collect()
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, middle, old)
 
 
 def raise_file_limit(wanted: int) -> None:

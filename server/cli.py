@@ -127,10 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"nimmt-server: {e}", file=sys.stderr)
         return 2
     setup_logging(config.log_level_number)
-    from .app import run_server
+    from .app import run_server, tune_garbage_collector
 
     from .storage import StorageError
 
+    tune_garbage_collector()
     try:
         trio.run(run_server, config)
     except StorageError as e:  # locked, corrupt, too new, not ours: the file is untouched

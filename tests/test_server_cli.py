@@ -194,3 +194,27 @@ def test_the_protocol_documents_minimal_bot_plays_against_the_server():
     finally:
         code, _ = server.stop()
         assert code == 0
+
+
+def test_the_server_process_runs_with_a_collector_tuned_for_a_busy_loop(monkeypatch):
+    """Python's default garbage collector paused a loaded server for up to 200 ms at a
+    time (benchmarks/README.md): the server's process looks at what it made at start-up
+    no more, and collects the young objects less often."""
+    import gc
+
+    import trio
+
+    from nimmt.server.app import YOUNG_COLLECTION_THRESHOLD
+
+    seen: list[tuple[tuple[int, int, int], int]] = []
+    monkeypatch.setattr(trio, "run", lambda *args: seen.append((gc.get_threshold(),
+                                                                gc.get_freeze_count())))
+    before = gc.get_threshold()
+    try:
+        assert main(["--port", "0", "--db", ":memory:"]) == 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+    [(threshold, frozen)] = seen
+    assert threshold[0] == YOUNG_COLLECTION_THRESHOLD > before[0]
+    assert frozen > 0
