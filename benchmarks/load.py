@@ -53,6 +53,7 @@ import os
 import random
 import socket
 import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -561,6 +562,9 @@ def parent_main(args: argparse.Namespace) -> None:
             print(f"  {part:<40} {seconds / total:6.1%}")
         print("\ntop functions by own time:")
         stats.sort_stats("tottime").print_stats(15)
+        if args.profile_out:
+            shutil.copyfile(profile_path, args.profile_out)
+            print(f"profile kept in {args.profile_out}")
 
 
 def parse_think(text: str) -> tuple[float, float]:
@@ -581,6 +585,9 @@ def main() -> None:
     parser.add_argument("--search-level", default="hard",
                         help="the built-in bots' level at the search tables (default hard)")
     parser.add_argument("--profile", action="store_true", help="profile the server (cProfile)")
+    parser.add_argument("--profile-out", metavar="PATH",
+                        help="with --profile: keep the profile there (for "
+                        "benchmarks/profile_compare.py)")
     parser.add_argument("--flooders", type=int, default=0,
                         help="attackers flooding their own tables with commits (issue 8)")
     parser.add_argument("--flood-frames", type=int, default=200_000,
