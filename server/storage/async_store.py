@@ -313,8 +313,7 @@ class AsyncStore:
             log.warning("not saved: %s of table %s after the database was closed", method, table)
             return None
         write = PendingWrite(method, args, kwargs, table)
-        self._queue.append(write)
-        self._wanted = True
+        self._hand_in(write)
         return write
 
     async def written(self, write: PendingWrite | None) -> Any:
@@ -393,7 +392,7 @@ class AsyncStore:
     async def append(self, table_id: str, *facts: Fact) -> StorageWriteError | None:
         """Append facts to a table's log. None: they are on disk. Else the error
         (the facts are queued and will be written, in order, once storage works)."""
-        await self.written(self.submit("append", table_id, table_id, facts))
+        await self._write("append", table_id, table_id, facts)
         return self.failing
 
     async def create_table(self, table_id: str, name: str, options: dict[str, Any],
