@@ -246,7 +246,7 @@ def test_a_version_1_file_gets_the_spectators_and_keeps_its_tables(
         store.unwatch("t1", hash_token("tok"))
         assert store.open_tables()[0].spectators == ()
     with sqlite3.connect(path) as plain:
-        assert plain.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert plain.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     plain.close()
 
 

@@ -26,8 +26,9 @@ from storage_helpers import play_game
 def committed(path: Path, table_id: str) -> int:
     """Facts of the table that another connection sees: committed ones only."""
     with sqlite3.connect(path) as other:
-        return int(other.execute("SELECT count(*) FROM facts WHERE table_id = ?",
-                                 (table_id,)).fetchone()[0])
+        return sum(int(other.execute(f"SELECT count(*) FROM {log} WHERE table_id = ?",
+                                     (table_id,)).fetchone()[0])
+                   for log in ("facts", "recent_facts"))
 
 
 async def test_writes_handed_in_together_go_in_one_transaction_each_told_once_on_disk(

@@ -163,10 +163,12 @@ class AsyncStore:
             # transactions a turn, cProfile)
             await trio.lowlevel.cancel_shielded_checkpoint()
             await trio.lowlevel.cancel_shielded_checkpoint()
+            store = self.store
             if self._in_loop and not self._connection.locked():
-                # most transactions: no read under way and no look at the log's size due,
-                # so nothing to wait for: no other task runs until the queue is written
-                while self._wanted and self.commits % 8:
+                # most transactions: no read under way, no look at the log's size and no
+                # fold due, so nothing to wait for: no other task runs until the queue is
+                # written
+                while self._wanted and self.commits % 8 and not store.fold_due():
                     self._write_queue()
             if self._wanted:
                 with trio.CancelScope(shield=True):
@@ -174,8 +176,10 @@ class AsyncStore:
                         while self._wanted:
                             # (a stat of the log file every few transactions: it grows
                             # by a few pages a transaction, the bound is 4 MiB)
-                            if self.commits % 8 == 0 and self.store.log_too_big():
+                            if self.commits % 8 == 0 and store.log_too_big():
                                 await trio.to_thread.run_sync(self._checkpoint)
+                            if store.fold_due():  # (the writes wait: a few ms, in a thread)
+                                await trio.to_thread.run_sync(store.fold)
                             if self._in_loop:
                                 self._write_queue()
                             else:  # every transaction synced: the wait is on the disk

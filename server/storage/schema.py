@@ -103,6 +103,19 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             at REAL NOT NULL)""",
         "CREATE INDEX rating_history_by_name ON rating_history (name, at)",
     ),
+    4: (
+        # the newest facts, in the order they were written: a commit adds its rows to the
+        # end of this one table (one page for the facts of many tables) instead of to each
+        # table's own place in ``facts``; ``Store.fold`` moves them there now and then,
+        # sorted, each table's rows together (benchmarks/README.md, "The recent facts")
+        """CREATE TABLE recent_facts (
+            id INTEGER PRIMARY KEY,
+            table_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            at REAL NOT NULL)""",
+    ),
 }
 
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -66,6 +67,8 @@ from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
 __all__ = ["DURABILITY", "MEMORY", "Store"]
 
+log = logging.getLogger("nimmt.server")
+
 #: ``--db :memory:``: a database in memory only, gone when the server stops.
 MEMORY = ":memory:"
 
@@ -78,7 +81,22 @@ _T = TypeVar("_T")
 _READONLY, _IOERR, _CORRUPT, _CANTOPEN, _FULL, _NOTADB, _BUSY, _PERM = 8, 10, 11, 14, 13, 26, 5, 3
 
 
-_INSERT_FACT = "INSERT INTO facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)"
+# a table's facts are in ``facts`` (sorted by table) and, the newest, in ``recent_facts``
+# (in the order written) until ``fold`` moves them: a reader looks in both
+_INSERT_FACT = "INSERT INTO recent_facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)"
+_FOLD = ("INSERT INTO facts (table_id, seq, kind, payload, at) SELECT table_id, seq, kind, "
+         "payload, at FROM recent_facts WHERE table_id IN (SELECT id FROM tables) "
+         "ORDER BY table_id, seq")
+_LAST_SEQ = ("SELECT max(seq) FROM (SELECT max(seq) AS seq FROM facts WHERE table_id = ?1 "
+             "UNION ALL SELECT max(seq) FROM recent_facts WHERE table_id = ?1)")
+_LAST_GAME_STARTED = (
+    "SELECT max(seq) FROM (SELECT max(seq) AS seq FROM facts WHERE table_id = ?1 AND "
+    "kind = 'game_started' UNION ALL SELECT max(seq) FROM recent_facts WHERE table_id = ?1 "
+    "AND kind = 'game_started')")
+_FACTS_AFTER = (
+    "SELECT seq, kind, payload, at FROM facts WHERE table_id = ?1 AND seq > ?2 UNION ALL "
+    "SELECT seq, kind, payload, at FROM recent_facts WHERE table_id = ?1 AND seq > ?2 "
+    "ORDER BY seq")
 
 
 def _compact_encoder() -> Callable[[Any], str]:
@@ -122,6 +140,9 @@ class Store:
     #: bytes the write-ahead log file is cut back to when the log starts again
     WAL_LIMIT = 4 * 1024 * 1024
 
+    #: rows of ``recent_facts`` past which ``fold_due`` says it is time to ``fold``
+    FOLD_ROWS = 4096
+
     def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: LockFile | None,
                  problem: StorageWriteError | None = None) -> None:
         self._db = conn
@@ -131,6 +152,7 @@ class Store:
         self._seqs: dict[str, int] = {}
         self._grouping = False  # inside write_group: one transaction for many calls
         self._fact_rows: list[tuple[str, int, str, str, float]] = []  # facts not yet inserted
+        self._recent = 0  # rows added to recent_facts since the last fold (or more)
         self.durability = "normal"
 
     def __repr__(self) -> str:
@@ -279,6 +301,7 @@ class Store:
         # transactions); a log started again is cut back to WAL_LIMIT bytes
         db.execute("PRAGMA wal_autocheckpoint = 0")
         db.execute(f"PRAGMA journal_size_limit = {self.WAL_LIMIT}")
+        self.fold()  # what a stopped server left in recent_facts: one place to read
 
     def _migrate(self, number: int) -> None:
         """Bring the schema to version ``number``, all or nothing."""
@@ -436,7 +459,38 @@ class Store:
     def _insert_facts(self) -> None:
         if self._fact_rows:
             self._db.executemany(_INSERT_FACT, self._fact_rows)
+            self._recent += len(self._fact_rows)
             self._fact_rows.clear()
+
+    def fold_due(self) -> bool:
+        """Whether ``recent_facts`` has grown past ``FOLD_ROWS`` rows: time to ``fold``."""
+        return self._recent >= self.FOLD_ROWS
+
+    def fold(self) -> None:
+        """Move ``recent_facts`` into ``facts`` in one transaction, sorted by table (each
+        table's new rows land on its pages together); the rows of closed tables go.
+        Never raises: a failing disk is the writes' to report, and the rows stay where
+        they are (readers look in both tables)."""
+        if self.problem is not None:
+            return
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(_FOLD)
+                db.execute("DELETE FROM recent_facts")
+                db.execute("COMMIT")
+            except BaseException:
+                try:
+                    db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # SQLite rolled back already (a full disk)
+                raise
+        except sqlite3.Error as e:
+            log.warning("could not move the recent facts to their tables' logs (%s); they "
+                        "are read where they are and moved later", _plain(e))
+            return
+        self._recent = 0
 
     def ladder_write(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """Run a writer of ``storage.ladder`` in one transaction (``_write``)."""
@@ -523,8 +577,7 @@ class Store:
     def _next_seq(self, db: sqlite3.Connection, table_id: str) -> int:
         seq = self._seqs.get(table_id)
         if seq is None:
-            row = db.execute("SELECT max(seq) FROM facts WHERE table_id = ?", (table_id,)).fetchone()
-            seq = row[0] or 0
+            seq = db.execute(_LAST_SEQ, (table_id,)).fetchone()[0] or 0
         return seq
 
     def append(self, table_id: str, facts: Sequence[Fact], at: float | None = None) -> tuple[Fact, ...]:
@@ -591,6 +644,7 @@ class Store:
             if db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone():
                 seq = self._next_seq(db, table_id) + 1
                 db.execute(_INSERT_FACT, (table_id, seq, fact.kind, _dumps(fact.payload), now))
+                self._recent += 1
                 self._seqs[table_id] = seq
             return game_id
 
@@ -610,9 +664,7 @@ class Store:
 
     def facts(self, table_id: str, after: int = 0) -> list[Fact]:
         """The table's facts with ``seq`` above ``after``, in order."""
-        rows = self._db.execute(
-            "SELECT seq, kind, payload, at FROM facts WHERE table_id = ? AND seq > ? ORDER BY seq",
-            (table_id, after)).fetchall()
+        rows = self._db.execute(_FACTS_AFTER, (table_id, after)).fetchall()
         return [Fact(kind, json.loads(payload), seq, at) for seq, kind, payload, at in rows]
 
     def open_tables(self) -> list[StoredTable]:
@@ -627,12 +679,9 @@ class Store:
                 StoredSeat(*row) for row in self._db.execute(
                     "SELECT seat, name, kind, token_hash, strategy FROM seats WHERE table_id = ? "
                     "ORDER BY seat", (table_id,)))
-            start = self._db.execute(
-                "SELECT max(seq) FROM facts WHERE table_id = ? AND kind = 'game_started'",
-                (table_id,)).fetchone()[0]
+            start = self._db.execute(_LAST_GAME_STARTED, (table_id,)).fetchone()[0]
             facts = self.facts(table_id, (start or 1) - 1)
-            last = self._db.execute(
-                "SELECT max(seq) FROM facts WHERE table_id = ?", (table_id,)).fetchone()[0] or 0
+            last = self._db.execute(_LAST_SEQ, (table_id,)).fetchone()[0] or 0
             spectators = tuple(
                 StoredSpectator(*row) for row in self._db.execute(
                     "SELECT name, kind, token_hash FROM spectators WHERE table_id = ? "

@@ -1,0 +1,143 @@
+"""The newest facts go to the end of one time-ordered log (``recent_facts``) and are
+folded into each table's own log now and then: a reader never sees the difference,
+the rows of closed tables go, and the recent log stays bounded."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import trio
+
+from nimmt.engine import Options
+from nimmt.server.storage import AsyncStore, Store, seat_fact
+
+from storage_helpers import play_game
+
+
+def rows(path: Path, log: str, table_id: str | None = None) -> int:
+    """Rows of ``log`` (of one table) that another connection sees."""
+    with sqlite3.connect(path) as other:
+        if table_id is None:
+            count = other.execute(f"SELECT count(*) FROM {log}").fetchone()[0]
+        else:
+            count = other.execute(f"SELECT count(*) FROM {log} WHERE table_id = ?",
+                                  (table_id,)).fetchone()[0]
+    other.close()
+    return int(count)
+
+
+def test_facts_read_the_same_before_and_after_a_fold(tmp_path: Path) -> None:
+    path = tmp_path / "nimmt.db"
+    _, facts = play_game(Options(players=3, rounds=1), seed=5)
+    with Store.open(path) as store:
+        store.create_table("t1", "Friday", {}, {})
+        store.create_table("t2", "Saturday", {}, {})
+        store.append("t1", facts[:4])
+        store.append("t2", facts[:2])
+        store.append("t1", facts[4:9])
+        before = (store.facts("t1"), store.facts("t2"), store.open_tables())
+        assert rows(path, "recent_facts") == 11 and rows(path, "facts") == 0
+        store.fold()
+        assert rows(path, "recent_facts") == 0 and rows(path, "facts", "t1") == 9
+        assert (store.facts("t1"), store.facts("t2"), store.open_tables()) == before
+        assert [f.seq for f in store.facts("t1")] == list(range(1, 10))
+        # half folded, half recent: still one log, in order, numbered on
+        store.append("t1", [seat_fact(2, None)])
+        assert [f.seq for f in store.facts("t1", after=7)] == [8, 9, 10]
+        assert store.facts("t1")[:9] == before[0]
+
+
+def test_a_table_numbers_its_facts_on_whichever_log_holds_its_last(tmp_path: Path) -> None:
+    """The next seq is found in both logs when the store has not kept it (after a
+    failed transaction it reads them again)."""
+    with Store.open(tmp_path / "nimmt.db") as store:
+        store.create_table("t1", "Friday", {}, {})
+        store.append("t1", [seat_fact(0, "Ann", "human")] * 3)
+        store._seqs.clear()
+        assert store.append("t1", [seat_fact(0, None)])[0].seq == 4  # last one is recent
+        store.fold()
+        store._seqs.clear()
+        assert store.append("t1", [seat_fact(0, None)])[0].seq == 5  # last one is folded
+
+
+def test_a_fold_forgets_the_facts_of_closed_tables(tmp_path: Path) -> None:
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        store.create_table("t1", "Friday", {}, {})
+        store.create_table("t2", "Gone soon", {}, {})
+        store.append("t1", [seat_fact(0, "Ann", "human")])
+        store.append("t2", [seat_fact(0, "Bob", "human")] * 5)
+        store.close_table("t2")
+        assert [t.id for t in store.open_tables()] == ["t1"]
+        store.fold()
+    assert rows(path, "recent_facts") == 0
+    assert rows(path, "facts", "t2") == 0 and rows(path, "facts", "t1") == 1
+
+
+def test_a_restart_folds_what_the_stopped_server_left(tmp_path: Path) -> None:
+    path = tmp_path / "nimmt.db"
+    options = Options(players=2, rounds=1)
+    _, facts = play_game(options, seed=8)
+    with Store.open(path) as store:
+        store.create_table("t1", "Friday", {}, {})
+        store.append("t1", facts)
+    assert rows(path, "recent_facts") == len(facts)
+    with Store.open(path) as store:
+        assert rows(path, "recent_facts") == 0 and rows(path, "facts", "t1") == len(facts)
+        (table,) = store.open_tables()
+    assert table.facts == tuple(facts) and table.last_seq == len(facts)
+
+
+def test_a_version_3_file_gets_the_recent_log_and_keeps_its_facts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of schema 3 (every fact in ``facts``) opens with its tables whole and
+    numbers their facts on."""
+    import nimmt.server.storage.store as store_module
+
+    path = tmp_path / "nimmt.db"
+    _, facts = play_game(Options(players=2, rounds=1), seed=9)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 3)
+    with Store.open(path) as old:
+        old.create_table("t1", "Friday", {}, {})
+    with sqlite3.connect(path) as plain:  # as nimmt of schema 3 wrote them
+        plain.executemany(
+            "INSERT INTO facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
+            [("t1", n, f.kind, store_module._dumps(f.payload), 1.0)
+             for n, f in enumerate(facts, 1)])
+    plain.close()
+    monkeypatch.undo()
+    with Store.open(path) as store:
+        (table,) = store.open_tables()
+        assert [f.kind for f in table.facts] == [f.kind for f in facts]
+        assert store.append("t1", [seat_fact(1, None)])[0].seq == len(facts) + 1
+
+
+async def test_the_recent_log_stays_bounded_while_tables_write(tmp_path: Path) -> None:
+    """The async store folds once the recent log passes its bound, in a worker thread
+    between transactions; every fact stays readable, in order."""
+    path = tmp_path / "nimmt.db"
+    store = Store.open(path)
+    store.FOLD_ROWS = 25
+    astore = AsyncStore(store)
+    tables = ["t1", "t2", "t3"]
+    for table_id in tables:
+        await astore.create_table(table_id, table_id, {}, {})
+    most = 0
+
+    async def write(table_id: str) -> None:
+        nonlocal most
+        for n in range(60):
+            await astore.append(table_id, seat_fact(n % 4, f"p{n}", "human"))
+            most = max(most, rows(path, "recent_facts"))
+
+    async with trio.open_nursery() as nursery:
+        for table_id in tables:
+            nursery.start_soon(write, table_id)
+    assert most <= 25 + len(tables)  # a fold is due at 25: a group's worth more at most
+    assert rows(path, "facts") > 150
+    for table_id in tables:
+        assert [f.payload["name"] for f in store.facts(table_id)] == [f"p{n}" for n in range(60)]
+        assert [f.seq for f in store.facts(table_id)] == list(range(1, 61))
+    await astore.aclose()
