@@ -1,0 +1,111 @@
+"""A probe of the database's work in a nimmt server started by a benchmark.
+
+    PYTHONPATH=benchmarks/store_probe python benchmarks/load.py --tables 250 \\
+        --think 0.5:1.5 --duration 30 --warmup 10 --db on
+    cat /tmp/nimmt-store-probe-*.txt
+
+Python imports ``sitecustomize`` at start-up in every process on ``PYTHONPATH``; this
+one acts only in a ``nimmt.server`` process. It times every transaction of the store
+(``Store.write_group``: wall time, and the CPU time of the thread that made it, by the
+number of writes in it), every move of the recent facts (``Store.fold``, in a worker
+thread), counts the facts written by kind, and writes a summary when the server
+exits: ``/tmp/nimmt-store-probe-PID.txt``, with each thread's CPU seconds at the end.
+It works on older nimmt too (``PYTHONPATH=OLD:benchmarks/store_probe``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import glob
+import os
+import time
+from collections import Counter
+from typing import Any
+
+try:
+    with open("/proc/self/cmdline", "rb") as _f:
+        _COMMAND = _f.read()
+except OSError:
+    _COMMAND = b""
+
+_OUT = f"/tmp/nimmt-store-probe-{os.getpid()}.txt"
+_transactions: list[tuple[int, float, float]] = []  # writes, wall ms, thread CPU ms
+_folds: list[tuple[float, int]] = []  # wall ms, rows
+_kinds: Counter[str] = Counter()
+
+
+def _threads_cpu() -> str:
+    tick = os.sysconf("SC_CLK_TCK")
+    rows = []
+    for task in glob.glob("/proc/self/task/*"):
+        try:
+            with open(task + "/stat", encoding="ascii") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        rows.append((task.rsplit("/", 1)[1], (int(fields[11]) + int(fields[12])) / tick))
+    rows.sort(key=lambda row: -row[1])
+    return ", ".join(f"{tid}{' (main)' if tid == str(os.getpid()) else ''} {cpu:.2f}"
+                     for tid, cpu in rows)
+
+
+def _summary() -> None:
+    with open(_OUT, "w", encoding="utf-8") as out:
+        if _transactions:
+            walls = sorted(t[1] for t in _transactions)
+            n = len(walls)
+            writes = sum(t[0] for t in _transactions)
+            out.write(f"transactions {n}, writes {writes} ({writes / n:.2f} a transaction)\n")
+            out.write(f"wall ms: median {walls[n // 2]:.3f}, p99 {walls[int(n * 0.99)]:.3f}, "
+                      f"longest {walls[-1]:.1f}, total {sum(walls):.0f}; over 1 ms: "
+                      f"{sum(1 for w in walls if w > 1)}\n")
+            out.write(f"thread CPU in transactions: {sum(t[2] for t in _transactions) / 1000:.2f} s\n")
+            by_size: dict[int, list[float]] = {}
+            for size, _, cpu in _transactions:
+                by_size.setdefault(min(size, 8), []).append(cpu)
+            out.write("CPU us a transaction by its writes (8: 8 or more): " + ", ".join(
+                f"{size}: {len(cpus)} x {1000 * sum(cpus) / len(cpus):.0f}"
+                for size, cpus in sorted(by_size.items())) + "\n")
+        if _folds:
+            walls = sorted(f[0] for f in _folds)
+            out.write(f"folds {len(walls)}: median {walls[len(walls) // 2]:.1f} ms, longest "
+                      f"{walls[-1]:.1f} ms, total {sum(walls):.0f} ms, rows {sum(f[1] for f in _folds)}\n")
+        if _kinds:
+            out.write("written: " + ", ".join(f"{k} {v}" for k, v in _kinds.most_common()) + "\n")
+        out.write(f"threads' CPU s: {_threads_cpu()}\n")
+
+
+def _install() -> None:
+    from nimmt.server.storage import store as store_module
+
+    store_class: Any = store_module.Store
+    write_group = store_class.write_group
+
+    def timed_write_group(self: Any, calls: Any) -> Any:
+        for method, args, _ in calls:
+            if method == "append":
+                for fact in args[1]:
+                    _kinds[f"fact {fact.kind}"] += 1
+            else:
+                _kinds[method] += 1
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            return write_group(self, calls)
+        finally:
+            _transactions.append((len(calls), (time.perf_counter() - wall) * 1000,
+                                  (time.thread_time() - cpu) * 1000))
+
+    store_class.write_group = timed_write_group
+    fold = getattr(store_class, "fold", None)
+    if fold is not None:
+        def timed_fold(self: Any) -> None:
+            rows, wall = self._recent, time.perf_counter()
+            fold(self)
+            _folds.append(((time.perf_counter() - wall) * 1000, rows))
+
+        store_class.fold = timed_fold
+    atexit.register(_summary)
+
+
+if b"nimmt.server" in _COMMAND:
+    _install()
