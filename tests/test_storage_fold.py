@@ -141,3 +141,27 @@ async def test_the_recent_log_stays_bounded_while_tables_write(tmp_path: Path) -
         assert [f.payload["name"] for f in store.facts(table_id)] == [f"p{n}" for n in range(60)]
         assert [f.seq for f in store.facts(table_id)] == list(range(1, 61))
     await astore.aclose()
+
+
+def test_a_fold_on_a_full_disk_leaves_the_facts_readable_and_the_next_one_moves_them(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        store.FOLD_ROWS = 10
+        store.create_table("t1", "Friday", {}, {})
+        long = "x" * 1000  # (the moved rows need new pages of the file)
+        store.append("t1", [seat_fact(n % 4, f"p{n}{long}", "human") for n in range(10)])
+        assert store.fold_due()
+        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+        store._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "disk full"
+        store.fold()
+        assert "could not move the recent facts" in caplog.text
+        assert rows(path, "recent_facts") == 10 and rows(path, "facts") == 0
+        assert not store.fold_due()  # not tried again at every write
+        assert [f.payload["name"] for f in store.facts("t1")] == [f"p{n}{long}" for n in range(10)]
+        store._db.execute("PRAGMA max_page_count = 1073741823")
+        store.append("t1", [seat_fact(0, f"p{n}", "human") for n in range(10, 20)])
+        assert store.fold_due()
+        store.fold()
+        assert rows(path, "recent_facts") == 0 and rows(path, "facts", "t1") == 20
+        assert [f.seq for f in store.facts("t1")] == list(range(1, 21))

@@ -469,8 +469,9 @@ class Store:
     def fold(self) -> None:
         """Move ``recent_facts`` into ``facts`` in one transaction, sorted by table (each
         table's new rows land on its pages together); the rows of closed tables go.
-        Never raises: a failing disk is the writes' to report, and the rows stay where
-        they are (readers look in both tables)."""
+        Never raises: a failing disk is the writes' to report (a warning in the log),
+        the rows stay where they are (readers look in both tables) and the next fold,
+        ``FOLD_ROWS`` rows later, moves them."""
         if self.problem is not None:
             return
         db = self._db
@@ -488,8 +489,8 @@ class Store:
                 raise
         except sqlite3.Error as e:
             log.warning("could not move the recent facts to their tables' logs (%s); they "
-                        "are read where they are and moved later", _plain(e))
-            return
+                        "are read where they are and moved with the next fold", _plain(e))
+        # (after a failure too: tried again after FOLD_ROWS more rows, not at every write)
         self._recent = 0
 
     def ladder_write(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
