@@ -18,15 +18,10 @@ from __future__ import annotations
 import atexit
 import glob
 import os
+import sys
 import time
 from collections import Counter
 from typing import Any
-
-try:
-    with open("/proc/self/cmdline", "rb") as _f:
-        _COMMAND = _f.read()
-except OSError:
-    _COMMAND = b""
 
 _OUT = f"/tmp/nimmt-store-probe-{os.getpid()}.txt"
 _transactions: list[tuple[int, float, float]] = []  # writes, wall ms, thread CPU ms
@@ -107,5 +102,5 @@ def _install() -> None:
     atexit.register(_summary)
 
 
-if b"nimmt.server" in _COMMAND:
+if "nimmt.server" in getattr(sys, "orig_argv", ()):  # python -m nimmt.server ...
     _install()
