@@ -8,7 +8,8 @@ Python imports ``sitecustomize`` at start-up in every process on ``PYTHONPATH``;
 one acts only in a ``nimmt.server`` process. It times every transaction of the store
 (``Store.write_group``: wall time, and the CPU time of the thread that made it, by the
 number of writes in it), every move of the recent facts (``Store.fold``, in a worker
-thread), counts the facts written by kind, and writes a summary when the server
+thread) and every checkpoint the writer makes itself (``Store.checkpoint``, when the
+log outgrew its bound; the writes wait for both), counts the facts written by kind, and writes a summary when the server
 exits: ``/tmp/nimmt-store-probe-PID.txt``, with each thread's CPU seconds at the end.
 It works on older nimmt too (``PYTHONPATH=OLD:benchmarks/store_probe``).
 """
@@ -26,6 +27,7 @@ from typing import Any
 _OUT = f"/tmp/nimmt-store-probe-{os.getpid()}.txt"
 _transactions: list[tuple[int, float, float]] = []  # writes, wall ms, thread CPU ms
 _folds: list[tuple[float, int]] = []  # wall ms, rows
+_checkpoints: list[float] = []  # wall ms of each of the writer's own checkpoints
 _kinds: Counter[str] = Counter()
 
 
@@ -65,6 +67,10 @@ def _summary() -> None:
             walls = sorted(f[0] for f in _folds)
             out.write(f"folds {len(walls)}: median {walls[len(walls) // 2]:.1f} ms, longest "
                       f"{walls[-1]:.1f} ms, total {sum(walls):.0f} ms, rows {sum(f[1] for f in _folds)}\n")
+        if _checkpoints:
+            walls = sorted(_checkpoints)
+            out.write(f"the writer's own checkpoints {len(walls)}: median {walls[len(walls) // 2]:.1f} "
+                      f"ms, longest {walls[-1]:.1f} ms, total {sum(walls):.0f} ms (the writes wait)\n")
         if _kinds:
             out.write("written: " + ", ".join(f"{k} {v}" for k, v in _kinds.most_common()) + "\n")
         out.write(f"threads' CPU s: {_threads_cpu()}\n")
@@ -99,6 +105,14 @@ def _install() -> None:
             _folds.append(((time.perf_counter() - wall) * 1000, rows))
 
         store_class.fold = timed_fold
+    checkpoint = store_class.checkpoint
+
+    def timed_checkpoint(self: Any) -> None:
+        wall = time.perf_counter()
+        checkpoint(self)
+        _checkpoints.append((time.perf_counter() - wall) * 1000)
+
+    store_class.checkpoint = timed_checkpoint
     atexit.register(_summary)
 
 
