@@ -474,22 +474,16 @@ class Store:
         ``FOLD_ROWS`` rows later, moves them."""
         if self.problem is not None:
             return
-        db = self._db
+
+        def move(db: sqlite3.Connection) -> None:
+            db.execute(_FOLD)
+            db.execute("DELETE FROM recent_facts")
+
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.execute(_FOLD)
-                db.execute("DELETE FROM recent_facts")
-                db.execute("COMMIT")
-            except BaseException:
-                try:
-                    db.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass  # SQLite rolled back already (a full disk)
-                raise
-        except sqlite3.Error as e:
+            self._write(move)
+        except (StorageWriteError, sqlite3.Error) as e:
             log.warning("could not move the recent facts to their tables' logs (%s); they "
-                        "are read where they are and moved with the next fold", _plain(e))
+                        "are read where they are and moved with the next fold", e)
         # (after a failure too: tried again after FOLD_ROWS more rows, not at every write)
         self._recent = 0
 
