@@ -17,7 +17,13 @@ measures for `--duration` seconds and reports:
 - reveal latency: for each turn, from the moment its last commit was sent to
   the moment its `revealed` message had arrived at all four seats (p50/p99);
 - the server's CPU (user+system seconds per wall second, 1.0 = one core; and per turn played) and
-  memory (peak and final resident set size).
+  memory (peak and final resident set size);
+- the machine: the share of its CPU time the host stole (a virtual machine's CPU
+  wanted to run while the host ran someone else's) and the cores other programs
+  used. Figures from runs with much steal do not compare with quiet ones.
+
+`--json PATH` also writes the figures as JSON (`benchmarks/db_ab.py` runs many
+alternated pairs of `--db off` and `--db on` that way).
 
 `--flooders N` adds N attackers (issue 8, item 1): each sits at a table of its own
 with one built-in bot, and once the game is on writes the 36-byte `commit` frame of
@@ -400,6 +406,16 @@ def proc_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_ticks() -> tuple[int, int, int]:
+    """The whole machine's CPU time so far, in clock ticks: (all, busy, stolen). Steal is
+    time a virtual CPU wanted to run while the host ran something else."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    busy = user + nice + system + irq + softirq
+    return busy + idle + iowait + steal, busy, steal
+
+
 def proc_memory_mib(pid: int) -> tuple[float, float]:
     rss = hwm = 0.0
     with open(f"/proc/{pid}/status") as f:
@@ -484,9 +500,19 @@ def parent_main(args: argparse.Namespace) -> None:
             flooder = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
             workers.append(flooder)
         time.sleep(args.warmup)
+        ours = [server.pid, *(worker.pid for worker in workers)]
+        ticks_start, ours_start = machine_ticks(), [proc_cpu_seconds(pid) for pid in ours]
         cpu_start, wall_start = proc_cpu_seconds(server.pid), time.monotonic()
         time.sleep(args.duration)
         cpu_used, wall = proc_cpu_seconds(server.pid) - cpu_start, time.monotonic() - wall_start
+        ticks_end, ours_end = machine_ticks(), [proc_cpu_seconds(pid) for pid in ours]
+        tick = os.sysconf("SC_CLK_TCK")
+        all_ticks = max(1, ticks_end[0] - ticks_start[0])
+        steal = (ticks_end[2] - ticks_start[2]) / all_ticks
+        # CPU the machine spent on anything but this benchmark (other programs, the kernel's
+        # own threads), in cores
+        others = max(0.0, (ticks_end[1] - ticks_start[1]) / tick
+                     - sum(end - start for start, end in zip(ours_start, ours_end))) / wall
         rss, hwm = proc_memory_mib(server.pid)
         results = []
         flooded: dict[str, int] = {}
@@ -542,8 +568,20 @@ def parent_main(args: argparse.Namespace) -> None:
     print(f"server CPU         {cpu_used / wall:.2f} cores"
           + (f", {cpu_used / turns * 1000:.3f} ms a turn" if turns else ""))
     print(f"server memory      {rss:.0f} MiB now, {hwm:.0f} MiB peak")
+    print(f"machine            {steal:.1%} of its CPU time stolen by the host, "
+          f"{others:.2f} cores used by other programs (os.cpu_count() {os.cpu_count()})")
     if errors:
         print(f"errors             {errors}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"db": args.db, "tables": args.tables, "think": list(args.think),
+                       "duration": args.duration, "turns": turns,
+                       "turns_per_s": turns / args.duration,
+                       "p50_ms": statistics.median(latencies) * 1000 if latencies else None,
+                       "p99_ms": percentile(latencies, 0.99) * 1000 if latencies else None,
+                       "cores": cpu_used / wall,
+                       "cpu_ms_per_turn": cpu_used / turns * 1000 if turns else None,
+                       "steal": steal, "other_cores": others, "errors": errors}, f)
     if args.profile and os.path.exists(profile_path):
         import pstats
 
@@ -600,6 +638,8 @@ def main() -> None:
     parser.add_argument("--db", choices=("on", "off"), default="on",
                         help="on: the server writes to a fresh database file (the default); "
                         "off: --db :memory:")
+    parser.add_argument("--json", metavar="PATH",
+                        help="also write the figures to PATH as JSON (benchmarks/db_ab.py reads it)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--flooder", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
