@@ -407,8 +407,7 @@ class Table:
         watch, unwatch = self._link(effects)
         if (store is not None and (self._inputs or self._held)
                 and _only_facts_and_messages(effects)):
-            for_facts = store.submit("append", self.id, self.id, tuple(effects.facts)) \
-                if effects.facts else None
+            for_facts = store.writes().append(self.id, effects.facts) if effects.facts else None
             if for_facts is not None:
                 self._held_write = for_facts
             self._held.append(effects)
@@ -468,45 +467,42 @@ class Table:
         store = self.store
         assert store is not None
         table = self.id
-        submit = store.submit
-        writes: list[PendingWrite | None] = []
+        writes = store.writes()
         batch: list[Fact] = []
         for fact in effects.facts:
             if fact.kind != "seat":
                 batch.append(fact)
                 continue
             if batch:
-                writes.append(submit("append", table, table, tuple(batch)))
+                writes.append(table, batch)
                 batch = []
             p = fact.payload
             if p["name"] is None:
-                writes.append(submit("free_seat", table, table, p["seat"]))
+                writes.free_seat(table, p["seat"])
             else:
                 session = self._sessions.get(p.get("member", -1))
                 token = session.token if session is not None else None
-                writes.append(submit("set_seat", table, table, p["seat"], p["name"], p["kind"],
-                                     token=token, strategy=p["strategy"]))
+                writes.set_seat(table, p["seat"], p["name"], p["kind"], token=token,
+                                strategy=p["strategy"])
             if self.match.status == "over":  # logged after the game's "left" facts (restore.py)
                 batch.append(Fact("seat", {k: v for k, v in p.items() if k != "member"}))
         if batch:
-            writes.append(submit("append", table, table, tuple(batch)))
+            writes.append(table, batch)
         for session in watch:  # so that a restart brings the spectators back too
-            writes.append(submit("watch", table, table, session.token_hash, session.name,
-                                 session.kind))
+            writes.watch(table, session.token_hash, session.name, session.kind)
         for session in unwatch:
-            writes.append(submit("unwatch", table, table, session.token_hash))
+            writes.unwatch(table, session.token_hash)
         if effects.started:
-            writes.append(submit("update_table", table, table, status="playing"))
+            writes.update_table(table, status="playing")
         done = effects.finished
         kept = None
         if done is not None:
-            kept = submit("finish_game", table, table, self.match.name, done.game_no,
-                          done.record, tuple(done.kinds), done.started, done.ended)
-            writes.append(kept)
-            writes.append(submit("update_table", table, table, status="over"))
+            kept = writes.finish_game(table, self.match.name, done.game_no, done.record,
+                                      done.kinds, done.started, done.ended)
+            writes.update_table(table, status="over")
         if effects.closed is not None and effects.closed != "server shutdown":
-            writes.append(submit("close_table", table, table))
-        await store.written_all(writes)
+            writes.close_table(table)
+        await writes.written()
         if done is not None:
             self._game_id = store.game_id(kept)
 

@@ -65,6 +65,35 @@ async def test_writes_handed_in_together_go_in_one_transaction_each_told_once_on
     await astore.aclose()
 
 
+async def test_the_writes_of_one_step_are_handed_in_together_and_waited_for_once(
+        tmp_path: Path) -> None:
+    """A table's step writes a seat, its facts and a finished game with ``writes()``:
+    nothing is on disk before the one wait, everything is after it, in one transaction."""
+    path = tmp_path / "nimmt.db"
+    astore = AsyncStore(Store.open(path))
+    await astore.create_table("t1", "Friday", {}, {})
+    commits = astore.commits
+    writes = astore.writes()
+    seat = writes.set_seat("t1", 0, "ann", "human", token="secret")
+    facts = writes.append("t1", [decision_fact(Commit(0, 7)), decision_fact(Commit(1, 9))])
+    game, _ = play_game(Options(players=2, rounds=1), seed=3)
+    kept = writes.finish_game("t1", "Friday", 1, record_from_game(game, seats=["ann", "bob"]),
+                              ["human", "bot"], 1.0, 2.0)
+    writes.update_table("t1", status="over")
+    assert committed(path, "t1") == 0 and astore.backlog == 4  # handed in, not written
+    await writes.written()
+    assert astore.commits == commits + 1
+    assert seat is not None and seat.done and facts is not None and facts.result == 2
+    assert committed(path, "t1") == 3  # the two decisions and the game's game_over
+    game_id = astore.game_id(kept)
+    await astore.aclose()
+    assert game_id is not None
+    with Store.open(path, read_only=True) as store:
+        assert store.game(game_id).summary.table_name == "Friday"
+        (table,) = store.open_tables()
+        assert table.status == "over" and [seat.name for seat in table.seats] == ["ann"]
+
+
 async def test_with_durability_full_writes_handed_in_during_a_transaction_go_in_the_next(
         tmp_path: Path) -> None:
     path = tmp_path / "nimmt.db"

@@ -14,7 +14,7 @@
 - The errors, all ``StorageError``. ``errors.py``.
 """
 
-from .async_store import MAX_BACKLOG, AsyncStore, Dropped, PendingWrite
+from .async_store import MAX_BACKLOG, AsyncStore, Dropped, PendingWrite, Writes
 from .errors import (
     DatabaseCorrupt,
     DatabaseLocked,
@@ -56,7 +56,7 @@ from .schema import SCHEMA_VERSION
 from .store import DURABILITY, MEMORY, Store
 
 __all__ = [
-    "Store", "AsyncStore", "Dropped", "PendingWrite", "MAX_BACKLOG", "DURABILITY", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",
+    "Store", "AsyncStore", "Dropped", "PendingWrite", "Writes", "MAX_BACKLOG", "DURABILITY", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",
     "StoredTable", "StoredSeat", "StoredSpectator", "GameSummary", "StoredGame", "PlayerResult", "PlayerStats",
     "NoSuchGame",
     "StorageError", "DatabaseLocked", "DatabaseCorrupt", "DatabaseTooNew", "NotANimmtDatabase",

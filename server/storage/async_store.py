@@ -49,7 +49,7 @@ from .facts import Fact
 from .rows import StoredTable
 from .store import Checkpointer, Store
 
-__all__ = ["AsyncStore", "Dropped", "MAX_BACKLOG", "PendingWrite"]
+__all__ = ["AsyncStore", "Dropped", "MAX_BACKLOG", "PendingWrite", "Writes"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -92,7 +92,7 @@ def _table_order(table_id: str) -> tuple[int, str]:
 
 
 class PendingWrite:
-    """A write handed in (``AsyncStore.submit``), its outcome once tried."""
+    """A write handed in (``AsyncStore.writes()``), its outcome once tried."""
 
     __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "tried")
 
@@ -306,11 +306,11 @@ class AsyncStore:
         self._queue.append(write)
         self._wanted = True
 
-    def submit(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> PendingWrite | None:
-        """Hand in the write ``method(*args, **kwargs)`` of ``table`` (the name of one of
-        the writes below) without waiting for it; ``await written(it)`` waits until it
-        and every write handed in before it have been tried. None: it will not be
-        written (the table lost writes before, or the store is closing)."""
+    def _submit(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> PendingWrite | None:
+        """Hand in the write ``method(*args, **kwargs)`` of ``table`` (one of ``Store``'s
+        writes; ``Writes`` names them) without waiting for it; ``await written(it)`` waits
+        until it and every write handed in before it have been tried. None: it will not
+        be written (the table lost writes before, or the store is closing)."""
         if table is not None and table in self.lost_tables and method not in _WHOLE:
             return None  # this table is in memory only since writes of it were dropped
         if self._stopping:
@@ -321,7 +321,7 @@ class AsyncStore:
         return write
 
     async def written(self, write: PendingWrite | None) -> Any:
-        """Wait until ``write`` (from ``submit``) has been tried; its result (the
+        """Wait until ``write`` (from ``Writes``) has been tried; its result (the
         store's), or ``_UNSET`` if it is not on disk (storage fails: it stays queued)."""
         if write is None:
             return _UNSET
@@ -336,7 +336,7 @@ class AsyncStore:
         return write.result if write.done else _UNSET
 
     async def written_all(self, writes: Sequence[PendingWrite | None]) -> None:
-        """Wait once until every one of ``writes`` (from ``submit``, in the order handed
+        """Wait once until every one of ``writes`` (from ``Writes``, in the order handed
         in) has been tried; raise the first one's bug, if one had a bug."""
         last = None
         for write in writes:  # (the writes before the last went in its transaction or earlier)
@@ -353,9 +353,6 @@ class AsyncStore:
     def game_id(self, write: PendingWrite | None) -> int | None:
         """The id of the game kept by a tried ``finish_game`` write (None: not on disk)."""
         return int(write.result) if write is not None and write.done else None
-
-    async def _write(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> Any:
-        return await self.written(self.submit(method, table, *args, **kwargs))
 
     async def read(self, method: Callable[..., _T], *args: Any) -> _T:
         """Run a read (``store.games``, ``store.open_tables``, ...) in a worker thread,
@@ -393,57 +390,118 @@ class AsyncStore:
         self._hand_in(PendingWrite("reserve_tables", (self._next_table,), {}, None))
         return f"t{number}"
 
+    def writes(self) -> Writes:
+        """Writes to hand in now and wait for once: ``w = store.writes(); w.append(...);
+        w.set_seat(...); await w.written()`` (a table's writes of one step)."""
+        return Writes(self)
+
     async def append(self, table_id: str, *facts: Fact) -> StorageWriteError | None:
         """Append facts to a table's log. None: they are on disk. Else the error
         (the facts are queued and will be written, in order, once storage works)."""
-        await self._write("append", table_id, table_id, facts)
+        await self.written(self.writes().append(table_id, facts))
         return self.failing
 
     async def create_table(self, table_id: str, name: str, options: dict[str, Any],
                            settings: dict[str, Any], status: str = "waiting") -> StorageWriteError | None:
-        await self._write("create_table", table_id, table_id, name, options, settings, status)
+        await self.written(self.writes().create_table(table_id, name, options, settings, status))
         return self.failing
 
     async def update_table(self, table_id: str, **changes: Any) -> StorageWriteError | None:
-        await self._write("update_table", table_id, table_id, **changes)
+        await self.written(self.writes().update_table(table_id, **changes))
         return self.failing
 
     async def set_seat(self, table_id: str, seat: int, name: str, kind: str, *,
                        token: str | None = None, strategy: str | None = None) -> StorageWriteError | None:
-        await self._write("set_seat", table_id, table_id, seat, name, kind, token=token,
-                          strategy=strategy)
+        await self.written(self.writes().set_seat(table_id, seat, name, kind, token=token,
+                                                  strategy=strategy))
         return self.failing
 
     async def free_seat(self, table_id: str, seat: int) -> StorageWriteError | None:
-        await self._write("free_seat", table_id, table_id, seat)
+        await self.written(self.writes().free_seat(table_id, seat))
         return self.failing
 
     async def watch(self, table_id: str, token_hash: str, name: str,
                     kind: str) -> StorageWriteError | None:
-        await self._write("watch", table_id, table_id, token_hash, name, kind)
+        await self.written(self.writes().watch(table_id, token_hash, name, kind))
         return self.failing
 
     async def unwatch(self, table_id: str, token_hash: str) -> StorageWriteError | None:
-        await self._write("unwatch", table_id, table_id, token_hash)
+        await self.written(self.writes().unwatch(table_id, token_hash))
         return self.failing
 
     async def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
                           kinds: Sequence[str], started: float, ended: float) -> int | None:
         """Keep a finished game; its id, or None while storage fails (it is queued)."""
-        write = self.submit("finish_game", table_id, table_id, table_name, game_no, record,
-                            tuple(kinds), started, ended)
+        write = self.writes().finish_game(table_id, table_name, game_no, record, kinds,
+                                          started, ended)
         await self.written(write)
         return self.game_id(write)
 
     async def ladder_write(self, work: Callable[[Any], Any]) -> StorageWriteError | None:
         """A writer of ``storage.ladder`` (a claim, ratings), queued like every write."""
-        await self._write("ladder_write", None, work)
+        await self.written(self.writes().ladder_write(work))
         return self.failing
 
     async def ladder_read(self, work: Callable[[Any], _T]) -> _T:
         return await self.read(self.store.ladder_read, work)
 
     async def close_table(self, table_id: str) -> StorageWriteError | None:
-        await self._write("close_table", table_id, table_id)
+        await self.written(self.writes().close_table(table_id))
         return self.failing
 
+
+class Writes:
+    """Writes handed to an ``AsyncStore`` at once, in order, without waiting. Each method
+    is one of ``Store``'s writes (same arguments) and returns its ``PendingWrite``, or
+    None when it will not be written (its table lost writes before, or the store is
+    closing); ``await written()`` waits once until all of them have been tried."""
+
+    __slots__ = ("_store", "handed")
+
+    def __init__(self, store: AsyncStore) -> None:
+        self._store = store
+        self.handed: list[PendingWrite | None] = []
+
+    def _add(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> PendingWrite | None:
+        write = self._store._submit(method, table, *args, **kwargs)
+        self.handed.append(write)
+        return write
+
+    async def written(self) -> None:
+        """Wait until every write handed in here has been tried (``AsyncStore.written_all``)."""
+        await self._store.written_all(self.handed)
+
+    def append(self, table_id: str, facts: Sequence[Fact]) -> PendingWrite | None:
+        return self._add("append", table_id, table_id, tuple(facts))
+
+    def create_table(self, table_id: str, name: str, options: dict[str, Any],
+                     settings: dict[str, Any], status: str = "waiting") -> PendingWrite | None:
+        return self._add("create_table", table_id, table_id, name, options, settings, status)
+
+    def update_table(self, table_id: str, **changes: Any) -> PendingWrite | None:
+        return self._add("update_table", table_id, table_id, **changes)
+
+    def set_seat(self, table_id: str, seat: int, name: str, kind: str, *,
+                 token: str | None = None, strategy: str | None = None) -> PendingWrite | None:
+        return self._add("set_seat", table_id, table_id, seat, name, kind, token=token,
+                         strategy=strategy)
+
+    def free_seat(self, table_id: str, seat: int) -> PendingWrite | None:
+        return self._add("free_seat", table_id, table_id, seat)
+
+    def watch(self, table_id: str, token_hash: str, name: str, kind: str) -> PendingWrite | None:
+        return self._add("watch", table_id, table_id, token_hash, name, kind)
+
+    def unwatch(self, table_id: str, token_hash: str) -> PendingWrite | None:
+        return self._add("unwatch", table_id, table_id, token_hash)
+
+    def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
+                    kinds: Sequence[str], started: float, ended: float) -> PendingWrite | None:
+        return self._add("finish_game", table_id, table_id, table_name, game_no, record,
+                         tuple(kinds), started, ended)
+
+    def close_table(self, table_id: str) -> PendingWrite | None:
+        return self._add("close_table", table_id, table_id)
+
+    def ladder_write(self, work: Callable[[Any], Any]) -> PendingWrite | None:
+        return self._add("ladder_write", None, work)
