@@ -19,8 +19,10 @@ for) and the median of the rounds' own ratios (each round's two runs are
 minutes apart, so it says less about the machine's drift). Every run also says
 how much of the machine's CPU time the host stole (`steal`): on a shared host
 that changes from minute to minute, and runs with a lot of it are slower and
-have longer tails whatever the database does; compare only windows alike.
-`--out PATH` keeps every run's figures as JSON.
+have longer tails whatever the database does. So each summary is given again
+for the pairs whose two runs both had little steal (`--quiet-steal`, 5%).
+`--out PATH` keeps every run's figures as JSON; `--from PATH` sums them up
+again without running anything (several files: run it on each).
 """
 
 from __future__ import annotations
@@ -61,12 +63,17 @@ def ratio(on: float, off: float) -> float:
     return on / off if off else float("nan")
 
 
-def summarize(kind: str, runs: list[dict]) -> list[str]:
-    """The medians of each side and the targets, as lines of text."""
+def pairs_of(kind: str, runs: list[dict]) -> list[tuple[dict, dict]]:
+    """Each round's (off, on) runs of ``kind``."""
     side = {db: [r for r in runs if r["kind"] == kind and r["db"] == db] for db in ("off", "on")}
-    if not side["off"] or not side["on"]:
-        return []
-    pairs = list(zip(side["off"], side["on"]))
+    return list(zip(side["off"], side["on"]))
+
+
+def summarize(kind: str, pairs: list[tuple[dict, dict]], title: str = "") -> list[str]:
+    """The medians of each side and the targets, as lines of text."""
+    if not pairs:
+        return [f"{kind}{title}: no pairs"]
+    side = {"off": [off for off, _ in pairs], "on": [on for _, on in pairs]}
 
     def med(db: str, key: str) -> float:
         return statistics.median(r[key] for r in side[db])
@@ -74,7 +81,7 @@ def summarize(kind: str, runs: list[dict]) -> list[str]:
     def pair_med(key: str) -> float:
         return statistics.median(ratio(on[key], off[key]) for off, on in pairs)
 
-    lines = [f"{kind}: {len(pairs)} pairs; steal median off {med('off', 'steal'):.1%}, "
+    lines = [f"{kind}{title}: {len(pairs)} pairs; steal median off {med('off', 'steal'):.1%}, "
              f"on {med('on', 'steal'):.1%}"]
     if kind == "held":
         checks = [("reveal p99 (ms)", "p99_ms", 1.3, "at most"),
@@ -96,6 +103,10 @@ def summarize(kind: str, runs: list[dict]) -> list[str]:
 
 
 def main() -> None:
+    main_args(sys.argv[1:])
+
+
+def main_args(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="pairs of runs of each kind")
     parser.add_argument("--only", choices=tuple(KINDS), help="one kind of load only")
@@ -104,8 +115,17 @@ def main() -> None:
     parser.add_argument("--sat-duration", type=float, default=15.0)
     parser.add_argument("--sat-warmup", type=float, default=5.0)
     parser.add_argument("--out", metavar="PATH", help="keep every run's figures as JSON")
-    args = parser.parse_args()
+    parser.add_argument("--quiet-steal", type=float, default=0.05, metavar="SHARE",
+                        help="also sum up the pairs whose two runs both had less steal than "
+                        "this (default 0.05: 5%%)")
+    parser.add_argument("--from", dest="from_json", metavar="PATH",
+                        help="run nothing: sum up the runs kept in PATH (--out) again")
+    args = parser.parse_args(argv)
     kinds = [args.only] if args.only else list(KINDS)
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as f:
+            report(kinds, json.load(f), args.quiet_steal)
+        return
     runs: list[dict] = []
     for kind in kinds:
         duration = args.held_duration if kind == "held" else args.sat_duration
@@ -123,9 +143,20 @@ def main() -> None:
                 if args.out:
                     with open(args.out, "w", encoding="utf-8") as f:
                         json.dump(runs, f, indent=1)
+    report(kinds, runs, args.quiet_steal)
+
+
+def report(kinds: list[str], runs: list[dict], quiet_steal: float) -> None:
     print()
     for kind in kinds:
-        for line in summarize(kind, runs):
+        pairs = pairs_of(kind, runs)
+        if not pairs:
+            continue
+        for line in summarize(kind, pairs):
+            print(line)
+        quiet = [(off, on) for off, on in pairs
+                 if off["steal"] < quiet_steal and on["steal"] < quiet_steal]
+        for line in summarize(kind, quiet, f" (both runs' steal under {quiet_steal:.0%})"):
             print(line)
 
 

@@ -1,0 +1,38 @@
+"""Turn parts of the database off in a nimmt server started by a benchmark, to see
+what each part costs (session 16, benchmarks/README.md):
+
+    NIMMT_DB_STUB=1 PYTHONPATH=benchmarks/db_parts python benchmarks/load.py --db on ...
+    NIMMT_DB_FOLD_ROWS=1000000000 PYTHONPATH=benchmarks/db_parts python benchmarks/load.py ...
+    NIMMT_DB_CHECKPOINT_INTERVAL=1000000 PYTHONPATH=benchmarks/db_parts python benchmarks/load.py ...
+
+- ``NIMMT_DB_STUB=1``: every transaction (``Store.write_group``) returns at once without
+  SQLite; everything else of the database runs (the tables wait for their writes, the
+  writer's scheduler passes, the held effects). Nothing is kept: for measuring only.
+- ``NIMMT_DB_FOLD_ROWS=N``: fold the recent facts every N rows (``Store.FOLD_ROWS``;
+  a huge N: no fold during the run).
+- ``NIMMT_DB_CHECKPOINT_INTERVAL=S``: the checkpointer thread copies the log at most
+  every S seconds (``Checkpointer.INTERVAL``; a huge S: only its first copy, then the
+  writer's own checkpoints once the log passes its bound).
+
+Python imports ``sitecustomize`` at start-up in every process on ``PYTHONPATH``; this
+one acts only in a ``nimmt.server`` process.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+if "nimmt.server" in " ".join(getattr(sys, "orig_argv", [])):
+    from nimmt.server.storage import store as _store
+
+    if os.environ.get("NIMMT_DB_STUB"):
+        def _write_group(self: Any, calls: Any) -> Any:
+            return [(1, None) for _ in calls], None
+
+        _store.Store.write_group = _write_group  # type: ignore[method-assign]
+    if os.environ.get("NIMMT_DB_FOLD_ROWS"):
+        _store.Store.FOLD_ROWS = int(os.environ["NIMMT_DB_FOLD_ROWS"])
+    if os.environ.get("NIMMT_DB_CHECKPOINT_INTERVAL"):
+        _store.Checkpointer.INTERVAL = float(os.environ["NIMMT_DB_CHECKPOINT_INTERVAL"])
