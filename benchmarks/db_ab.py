@@ -97,8 +97,8 @@ def summarize(kind: str, pairs: list[tuple[dict, dict]], title: str = "") -> lis
         if target is not None:
             met = (of_medians <= target) if how == "at most" else (of_medians >= target)
             verdict = f"  target {how} {target:.2f}: {'met' if met else 'NOT met'}"
-        lines.append(f"  {label:<20} off {off:8.3f}  on {on:8.3f}  on/off {of_medians:.3f} "
-                     f"(rounds' own: {of_pairs:.3f}){verdict}")
+        lines.append(f"  {label:<20} off {off:8.3f}  on {on:8.3f}  on/off {of_medians:.4f} "
+                     f"(rounds' own: {of_pairs:.4f}){verdict}")
     return lines
 
 
