@@ -114,6 +114,33 @@ def test_a_version_3_file_gets_the_recent_log_and_keeps_its_facts(
         assert store.append("t1", [seat_fact(1, None)])[0].seq == len(facts) + 1
 
 
+def test_a_fold_in_parts_moves_a_share_of_the_tables_at_a_time_and_reads_never_change(
+        tmp_path: Path) -> None:
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        store.FOLD_ROWS, store.FOLD_PARTS = 8, 4
+        tables = [f"t{n}" for n in range(1, 9)]
+        for table_id in tables:
+            store.create_table(table_id, table_id, {}, {})
+            store.append(table_id, [seat_fact(0, f"{table_id}a", "human")])
+        store.close_table("t8")  # its rows go with its part, not into facts
+        assert store.fold_due()
+        before = {t: [(f.seq, f.payload["name"]) for f in store.facts(t)] for t in tables}
+        moved = []
+        while store.fold_due():
+            store.fold_part()
+            moved.append(rows(path, "facts"))
+            # a write between two parts: numbered on, read in order, moved later
+            store.append("t1", [seat_fact(1, f"t1-{len(moved)}", "human")])
+            assert [f.seq for f in store.facts("t1")] == list(range(1, len(moved) + 2))
+            for table_id in tables[1:7]:
+                assert [(f.seq, f.payload["name"]) for f in store.facts(table_id)] == \
+                    before[table_id]
+        assert moved == [2, 4, 6, 7]  # two tables a part (t8's row dropped)
+        assert rows(path, "recent_facts") == 4  # t1's rows written after its part
+        assert not store.fold_due()
+
+
 async def test_the_recent_log_stays_bounded_while_tables_write(tmp_path: Path) -> None:
     """The async store folds once the recent log passes its bound, in a worker thread
     between transactions; every fact stays readable, in order."""

@@ -10,6 +10,8 @@ what each part costs (session 16, benchmarks/README.md):
   writer's scheduler passes, the held effects). Nothing is kept: for measuring only.
 - ``NIMMT_DB_FOLD_ROWS=N``: fold the recent facts every N rows (``Store.FOLD_ROWS``;
   a huge N: no fold during the run).
+- ``NIMMT_DB_FOLD_PARTS=K``: move the recent facts in K parts (``Store.FOLD_PARTS``;
+  1: the whole fold in one transaction, as before session 16).
 - ``NIMMT_DB_CHECKPOINT_INTERVAL=S``: the checkpointer thread copies the log at most
   every S seconds (``Checkpointer.INTERVAL``; a huge S: only its first copy, then the
   writer's own checkpoints once the log passes its bound).
@@ -34,5 +36,7 @@ if "nimmt.server" in " ".join(getattr(sys, "orig_argv", [])):
         _store.Store.write_group = _write_group  # type: ignore[method-assign]
     if os.environ.get("NIMMT_DB_FOLD_ROWS"):
         _store.Store.FOLD_ROWS = int(os.environ["NIMMT_DB_FOLD_ROWS"])
+    if os.environ.get("NIMMT_DB_FOLD_PARTS"):
+        _store.Store.FOLD_PARTS = int(os.environ["NIMMT_DB_FOLD_PARTS"])
     if os.environ.get("NIMMT_DB_CHECKPOINT_INTERVAL"):
         _store.Checkpointer.INTERVAL = float(os.environ["NIMMT_DB_CHECKPOINT_INTERVAL"])

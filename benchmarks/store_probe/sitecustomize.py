@@ -97,14 +97,18 @@ def _install() -> None:
                                   (time.thread_time() - cpu) * 1000))
 
     store_class.write_group = timed_write_group
-    fold = getattr(store_class, "fold", None)
+    # each part of a fold since session 16 (Store.fold_part: rows not counted, 0), else
+    # each whole fold
+    fold_name = "fold_part" if hasattr(store_class, "fold_part") else "fold"
+    fold = getattr(store_class, fold_name, None)
     if fold is not None:
         def timed_fold(self: Any) -> None:
-            rows, wall = self._recent, time.perf_counter()
+            rows = self._recent if fold_name == "fold" else 0
+            wall = time.perf_counter()
             fold(self)
             _folds.append(((time.perf_counter() - wall) * 1000, rows))
 
-        store_class.fold = timed_fold
+        setattr(store_class, fold_name, timed_fold)
     checkpoint = store_class.checkpoint
 
     def timed_checkpoint(self: Any) -> None:

@@ -178,8 +178,9 @@ class AsyncStore:
                             # by a few pages a transaction, the bound is 4 MiB)
                             if self.commits % 8 == 0 and store.log_too_big():
                                 await trio.to_thread.run_sync(self._checkpoint)
-                            if store.fold_due():  # (the writes wait: a few ms, in a thread)
-                                await trio.to_thread.run_sync(store.fold)
+                            if store.fold_due():  # (the writes wait: a few ms, in a thread;
+                                # one part of the tables at a time, the writes go on between)
+                                await trio.to_thread.run_sync(store.fold_part)
                             if self._in_loop:
                                 self._write_queue()
                             else:  # every transaction synced: the wait is on the disk

@@ -85,7 +85,7 @@ _READONLY, _IOERR, _CORRUPT, _CANTOPEN, _FULL, _NOTADB, _BUSY, _PERM = 8, 10, 11
 # (in the order written) until ``fold`` moves them: a reader looks in both
 _INSERT_FACT = "INSERT INTO recent_facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)"
 _FOLD = ("INSERT INTO facts (table_id, seq, kind, payload, at) SELECT table_id, seq, kind, "
-         "payload, at FROM recent_facts WHERE table_id IN (SELECT id FROM tables) "
+         "payload, at FROM recent_facts WHERE table_id IN (SELECT id FROM tables){where} "
          "ORDER BY table_id, seq")
 _LAST_SEQ = ("SELECT max(seq) FROM (SELECT max(seq) AS seq FROM facts WHERE table_id = ?1 "
              "UNION ALL SELECT max(seq) FROM recent_facts WHERE table_id = ?1)")
@@ -142,6 +142,10 @@ class Store:
 
     #: rows of ``recent_facts`` past which ``fold_due`` says it is time to ``fold``
     FOLD_ROWS = 4096
+    #: ``fold_part`` moves the recent facts of this share of the tables at a time: the
+    #: writes wait for one part, not for the whole fold (each table's rows still move
+    #: together, so they land on its pages together)
+    FOLD_PARTS = 4
 
     def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: LockFile | None,
                  problem: StorageWriteError | None = None) -> None:
@@ -153,6 +157,7 @@ class Store:
         self._grouping = False  # inside write_group: one transaction for many calls
         self._fact_rows: list[tuple[str, int, str, str, float]] = []  # facts not yet inserted
         self._recent = 0  # rows added to recent_facts since the last fold (or more)
+        self._fold_left: list[list[str]] = []  # the tables a fold under way has still to move
         self.durability = "normal"
 
     def __repr__(self) -> str:
@@ -463,8 +468,9 @@ class Store:
             self._fact_rows.clear()
 
     def fold_due(self) -> bool:
-        """Whether ``recent_facts`` has grown past ``FOLD_ROWS`` rows: time to ``fold``."""
-        return self._recent >= self.FOLD_ROWS
+        """Whether ``recent_facts`` has grown past ``FOLD_ROWS`` rows, or a fold in parts
+        is under way: time to ``fold`` (or ``fold_part``)."""
+        return bool(self._fold_left) or self._recent >= self.FOLD_ROWS
 
     def fold(self) -> None:
         """Move ``recent_facts`` into ``facts`` in one transaction, sorted by table (each
@@ -472,19 +478,57 @@ class Store:
         Never raises: a failing disk is the writes' to report (a warning in the log),
         the rows stay where they are (readers look in both tables) and the next fold,
         ``FOLD_ROWS`` rows later, moves them."""
+        self._fold_left = []
+        self._move_recent(None)
+
+    def fold_part(self) -> None:
+        """One part of a fold, in its own transaction: the recent facts of the next
+        ``FOLD_PARTS``-th of the tables that had some when the fold began (a table's new
+        rows since then go with it). ``fold_due`` stays true until the last part is
+        done. Never raises (as ``fold``; a failure ends the fold under way)."""
         if self.problem is not None:
             return
+        if not self._fold_left:
+            try:
+                tables = [row[0] for row in self._db.execute(
+                    "SELECT DISTINCT table_id FROM recent_facts ORDER BY table_id")]
+            except sqlite3.Error as e:
+                self._fold_failed(e)
+                return
+            size = max(1, -(-len(tables) // self.FOLD_PARTS))
+            self._fold_left = [tables[i:i + size] for i in range(0, len(tables), size)]
+            self._recent = 0  # (the rows written from now on count towards the next fold)
+            if not self._fold_left:
+                return
+        self._move_recent(self._fold_left.pop(0))
+
+    def _move_recent(self, tables: list[str] | None) -> None:
+        """Move the recent facts of ``tables`` (None: of every table) into ``facts``."""
+        if self.problem is not None:
+            return
+        if tables is None:
+            where, args = "", ()
+        else:
+            where = f" AND table_id IN ({', '.join('?' * len(tables))})"
+            args = tuple(tables)
 
         def move(db: sqlite3.Connection) -> None:
-            db.execute(_FOLD)
-            db.execute("DELETE FROM recent_facts")
+            db.execute(_FOLD.format(where=where), args)
+            db.execute(f"DELETE FROM recent_facts WHERE 1{where}", args)
 
         try:
             self._write(move)
         except (StorageWriteError, sqlite3.Error) as e:
-            log.warning("could not move the recent facts to their tables' logs (%s); they "
-                        "are read where they are and moved with the next fold", e)
-        # (after a failure too: tried again after FOLD_ROWS more rows, not at every write)
+            self._fold_failed(e)
+            return
+        if tables is None:
+            self._recent = 0
+
+    def _fold_failed(self, e: BaseException) -> None:
+        log.warning("could not move the recent facts to their tables' logs (%s); they "
+                    "are read where they are and moved with the next fold", e)
+        # tried again after FOLD_ROWS more rows, not at every write
+        self._fold_left = []
         self._recent = 0
 
     def ladder_write(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
