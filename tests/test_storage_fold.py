@@ -141,6 +141,21 @@ def test_a_fold_in_parts_moves_a_share_of_the_tables_at_a_time_and_reads_never_c
         assert not store.fold_due()
 
 
+def test_a_part_of_a_fold_names_at_most_500_tables(tmp_path: Path) -> None:
+    """(SQLite before 3.32 takes at most 999 parameters in a statement.)"""
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        store.FOLD_ROWS, store.FOLD_PARTS = 1, 1
+        for n in range(1, 1101):
+            store.create_table(f"t{n}", "x", {}, {})
+            store.append(f"t{n}", [seat_fact(0, "ann", "human")])
+        parts = 0
+        while store.fold_due():
+            store.fold_part()
+            parts += 1
+        assert parts == 3 and rows(path, "facts") == 1100 and rows(path, "recent_facts") == 0
+
+
 async def test_the_recent_log_stays_bounded_while_tables_write(tmp_path: Path) -> None:
     """The async store folds once the recent log passes its bound, in a worker thread
     between transactions; every fact stays readable, in order."""

@@ -495,7 +495,8 @@ class Store:
             except sqlite3.Error as e:
                 self._fold_failed(e)
                 return
-            size = max(1, -(-len(tables) // self.FOLD_PARTS))
+            # (at most 500 tables a part: SQLite before 3.32 takes 999 parameters)
+            size = min(500, max(1, -(-len(tables) // self.FOLD_PARTS)))
             self._fold_left = [tables[i:i + size] for i in range(0, len(tables), size)]
             self._recent = 0  # (the rows written from now on count towards the next fold)
             if not self._fold_left:
