@@ -21,8 +21,9 @@ how much of the machine's CPU time the host stole (`steal`): on a shared host
 that changes from minute to minute, and runs with a lot of it are slower and
 have longer tails whatever the database does. So each summary is given again
 for the pairs whose two runs both had little steal (`--quiet-steal`, 5%).
-`--out PATH` keeps every run's figures as JSON; `--from PATH` sums them up
-again without running anything (several files: run it on each).
+`--out PATH` keeps every run's figures as JSON; `--from PATH...` sums them up
+again without running anything (files of `--out`, or of `load.py --json`), and
+with `--by-steal` also pools every run, paired or not, by its steal.
 """
 
 from __future__ import annotations
@@ -118,13 +119,21 @@ def main_args(argv: list[str]) -> None:
     parser.add_argument("--quiet-steal", type=float, default=0.05, metavar="SHARE",
                         help="also sum up the pairs whose two runs both had less steal than "
                         "this (default 0.05: 5%%)")
-    parser.add_argument("--from", dest="from_json", metavar="PATH",
-                        help="run nothing: sum up the runs kept in PATH (--out) again")
+    parser.add_argument("--from", dest="from_json", metavar="PATH", nargs="+",
+                        help="run nothing: sum up the runs kept in these files (--out of "
+                        "this script, or load.py --json) again")
+    parser.add_argument("--by-steal", action="store_true",
+                        help="also pool every run (paired or not) by its steal: medians of "
+                        "each side for the runs under 1%%, 2%%, 5%% and all")
     args = parser.parse_args(argv)
     kinds = [args.only] if args.only else list(KINDS)
     if args.from_json:
-        with open(args.from_json, encoding="utf-8") as f:
-            report(kinds, json.load(f), args.quiet_steal)
+        runs = [run for path in args.from_json for run in load_runs(path)]
+        report(kinds, runs, args.quiet_steal)
+        if args.by_steal:
+            for kind in kinds:
+                for line in by_steal(kind, runs):
+                    print(line)
         return
     runs: list[dict] = []
     for kind in kinds:
@@ -144,6 +153,39 @@ def main_args(argv: list[str]) -> None:
                     with open(args.out, "w", encoding="utf-8") as f:
                         json.dump(runs, f, indent=1)
     report(kinds, runs, args.quiet_steal)
+
+
+def load_runs(path: str) -> list[dict]:
+    """The runs kept in ``path``: a list (``--out``) or one run (``load.py --json``,
+    whose kind its think time says: none, saturation)."""
+    with open(path, encoding="utf-8") as f:
+        kept = json.load(f)
+    runs = kept if isinstance(kept, list) else [kept]
+    for run in runs:
+        if "kind" not in run:
+            run["kind"] = "sat" if run["think"][1] == 0 else "held"
+    return runs
+
+
+def by_steal(kind: str, runs: list[dict]) -> list[str]:
+    """Every run of ``kind`` pooled by its steal (not pairs): each side's medians."""
+    lines = [f"{kind}, every run pooled by its steal (medians, on/off):"]
+    keys = ("turns_per_s", "cpu_ms_per_turn") if kind == "sat" else ("p99_ms", "cpu_ms_per_turn")
+    for limit in (0.01, 0.02, 0.05, float("inf")):
+        side = {db: [r for r in runs if r["kind"] == kind and r["db"] == db
+                     and r["steal"] < limit] for db in ("off", "on")}
+        label = "all" if limit == float("inf") else f"steal under {limit:.0%}"
+        if not side["off"] or not side["on"]:
+            lines.append(f"  {label:<17} too few runs")
+            continue
+        figures = []
+        for key in keys:
+            off = statistics.median(r[key] for r in side["off"])
+            on = statistics.median(r[key] for r in side["on"])
+            figures.append(f"{key} {on:.3f} / {off:.3f} = {ratio(on, off):.4f}")
+        lines.append(f"  {label:<17} runs {len(side['off'])} off, {len(side['on'])} on: "
+                     + "; ".join(figures))
+    return lines
 
 
 def report(kinds: list[str], runs: list[dict], quiet_steal: float) -> None:

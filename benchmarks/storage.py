@@ -234,8 +234,8 @@ def main() -> None:
                   f"{facts / args.seconds:,.0f} facts/s{per}; each append waited "
                   f"{statistics.median(waits) * 1e3:.2f} ms median, {pct(waits, 0.99) * 1e3:.2f} ms p99")
             if FOLDS:
-                print(f"recent facts moved to their tables' logs {len(FOLDS)} times (a part of "
-                      "the tables each, since session 16): "
+                moves = "parts of folds" if hasattr(Store, "fold_part") else "folds"
+                print(f"recent facts moved to their tables' logs: {len(FOLDS)} {moves}, "
                       f"{statistics.median(FOLDS) * 1e3:.1f} ms median, longest "
                       f"{max(FOLDS) * 1e3:.1f} ms (a worker thread; the writes wait)")
             if args.only_tables:

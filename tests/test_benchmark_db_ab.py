@@ -50,3 +50,22 @@ def test_pairs_with_much_steal_are_left_out_of_the_quiet_summary(
     assert "sat: 2 pairs" in out and "(both runs' steal under 5%): 1 pairs" in out
     quiet = out.split("steal under 5%")[1]
     assert "on/off 0.9857" in quiet and "target at least 0.85: met" in quiet
+
+
+def test_runs_of_load_py_pool_by_their_steal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--from`` takes ``load.py --json`` files too (the think time says the kind)."""
+    paths = []
+    for n, (db, turns, steal) in enumerate([("off", 700, 0.005), ("on", 630, 0.004),
+                                            ("off", 500, 0.20), ("on", 400, 0.15)]):
+        run = _run("sat", db, turns=turns, steal=steal)
+        del run["kind"]
+        run["think"] = [0.0, 0.0]
+        paths.append(tmp_path / f"run{n}.json")
+        paths[-1].write_text(json.dumps(run))
+    db_ab.main_args(["--from", *map(str, paths), "--only", "sat", "--by-steal"])
+    out = capsys.readouterr().out
+    under_1 = next(line for line in out.splitlines() if "steal under 1%" in line)
+    everything = next(line for line in out.splitlines() if line.strip().startswith("all"))
+    assert "runs 1 off, 1 on" in under_1 and "630.000 / 700.000 = 0.9000" in under_1
+    assert "runs 2 off, 2 on" in everything and "515.000 / 600.000 = 0.8583" in everything

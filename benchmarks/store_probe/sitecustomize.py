@@ -65,8 +65,10 @@ def _summary() -> None:
                 for size, cpus in sorted(by_size.items())) + "\n")
         if _folds:
             walls = sorted(f[0] for f in _folds)
-            out.write(f"folds {len(walls)}: median {walls[len(walls) // 2]:.1f} ms, longest "
-                      f"{walls[-1]:.1f} ms, total {sum(walls):.0f} ms, rows {sum(f[1] for f in _folds)}\n")
+            moved = sum(f[1] for f in _folds)  # (0: parts of folds, whose rows are not counted)
+            out.write(f"folds{' (parts)' if not moved else ''} {len(walls)}: median "
+                      f"{walls[len(walls) // 2]:.1f} ms, longest {walls[-1]:.1f} ms, total "
+                      f"{sum(walls):.0f} ms" + (f", rows {moved}" if moved else "") + "\n")
         if _checkpoints:
             walls = sorted(_checkpoints)
             out.write(f"the writer's own checkpoints {len(walls)}: median {walls[len(walls) // 2]:.1f} "

@@ -391,6 +391,11 @@ class AsyncStore:
         self._hand_in(PendingWrite("reserve_tables", (self._next_table,), {}, None))
         return f"t{number}"
 
+    async def _one(self, write: PendingWrite | None) -> StorageWriteError | None:
+        """Wait for one write; None if it is on disk, else the storage error."""
+        await self.written(write)
+        return self.failing
+
     def writes(self) -> Writes:
         """Writes to hand in now and wait for once: ``w = store.writes(); w.append(...);
         w.set_seat(...); await w.written()`` (a table's writes of one step)."""
@@ -399,36 +404,30 @@ class AsyncStore:
     async def append(self, table_id: str, *facts: Fact) -> StorageWriteError | None:
         """Append facts to a table's log. None: they are on disk. Else the error
         (the facts are queued and will be written, in order, once storage works)."""
-        await self.written(self.writes().append(table_id, facts))
-        return self.failing
+        return await self._one(self.writes().append(table_id, facts))
 
     async def create_table(self, table_id: str, name: str, options: dict[str, Any],
                            settings: dict[str, Any], status: str = "waiting") -> StorageWriteError | None:
-        await self.written(self.writes().create_table(table_id, name, options, settings, status))
-        return self.failing
+        return await self._one(self.writes().create_table(table_id, name, options, settings,
+                                                          status))
 
     async def update_table(self, table_id: str, **changes: Any) -> StorageWriteError | None:
-        await self.written(self.writes().update_table(table_id, **changes))
-        return self.failing
+        return await self._one(self.writes().update_table(table_id, **changes))
 
     async def set_seat(self, table_id: str, seat: int, name: str, kind: str, *,
                        token: str | None = None, strategy: str | None = None) -> StorageWriteError | None:
-        await self.written(self.writes().set_seat(table_id, seat, name, kind, token=token,
-                                                  strategy=strategy))
-        return self.failing
+        return await self._one(self.writes().set_seat(table_id, seat, name, kind, token=token,
+                                                      strategy=strategy))
 
     async def free_seat(self, table_id: str, seat: int) -> StorageWriteError | None:
-        await self.written(self.writes().free_seat(table_id, seat))
-        return self.failing
+        return await self._one(self.writes().free_seat(table_id, seat))
 
     async def watch(self, table_id: str, token_hash: str, name: str,
                     kind: str) -> StorageWriteError | None:
-        await self.written(self.writes().watch(table_id, token_hash, name, kind))
-        return self.failing
+        return await self._one(self.writes().watch(table_id, token_hash, name, kind))
 
     async def unwatch(self, table_id: str, token_hash: str) -> StorageWriteError | None:
-        await self.written(self.writes().unwatch(table_id, token_hash))
-        return self.failing
+        return await self._one(self.writes().unwatch(table_id, token_hash))
 
     async def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
                           kinds: Sequence[str], started: float, ended: float) -> int | None:
@@ -440,15 +439,13 @@ class AsyncStore:
 
     async def ladder_write(self, work: Callable[[Any], Any]) -> StorageWriteError | None:
         """A writer of ``storage.ladder`` (a claim, ratings), queued like every write."""
-        await self.written(self.writes().ladder_write(work))
-        return self.failing
+        return await self._one(self.writes().ladder_write(work))
 
     async def ladder_read(self, work: Callable[[Any], _T]) -> _T:
         return await self.read(self.store.ladder_read, work)
 
     async def close_table(self, table_id: str) -> StorageWriteError | None:
-        await self.written(self.writes().close_table(table_id))
-        return self.failing
+        return await self._one(self.writes().close_table(table_id))
 
 
 class Writes:

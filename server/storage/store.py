@@ -680,12 +680,9 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(game_id, s, names[s], kinds[s], result.totals[s], result.places[s], s in winners)
                  for s in range(n)])
-            fact = game_over_fact(game_no, game_id)
             if db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone():
-                seq = self._next_seq(db, table_id) + 1
-                db.execute(_INSERT_FACT, (table_id, seq, fact.kind, _dumps(fact.payload), now))
-                self._recent += 1
-                self._seqs[table_id] = seq
+                # (inserted with this transaction's other facts, by ``_write``)
+                self._add_facts(table_id, (game_over_fact(game_no, game_id),), now)
             return game_id
 
         seqs = dict(self._seqs)
