@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from nimmt.engine import Options
 from nimmt.server.storage import AsyncStore, Store, seat_fact
@@ -163,6 +164,7 @@ async def test_the_recent_log_stays_bounded_while_tables_write(tmp_path: Path) -
     store = Store.open(path)
     store.FOLD_ROWS = 25
     astore = AsyncStore(store)
+    astore.FOLD_GAP = 0  # (the parts of a fold one after the other: the bound below)
     tables = ["t1", "t2", "t3"]
     for table_id in tables:
         await astore.create_table(table_id, table_id, {}, {})
@@ -182,6 +184,43 @@ async def test_the_recent_log_stays_bounded_while_tables_write(tmp_path: Path) -
     for table_id in tables:
         assert [f.payload["name"] for f in store.facts(table_id)] == [f"p{n}" for n in range(60)]
         assert [f.seq for f in store.facts(table_id)] == list(range(1, 61))
+    await astore.aclose()
+
+
+async def test_the_parts_of_a_fold_are_apart_and_the_writes_go_on_between(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """After one part of a fold the writes go on without waiting for the next part
+    until ``FOLD_GAP`` has passed: a busy server's writes wait for a few ms now and
+    then, not for a whole fold at once; every fact stays readable, in order."""
+    store = Store.open(tmp_path / "nimmt.db")
+    store.FOLD_ROWS, store.FOLD_PARTS = 4, 2
+    astore = AsyncStore(store)
+    parts: list[float] = []  # (trio time of each part)
+    fold_part = store.fold_part
+
+    def counted_part() -> None:
+        parts.append(mock_clock.current_time())
+        fold_part()
+
+    store.fold_part = counted_part  # type: ignore[method-assign]
+    for table_id in ("t1", "t2"):
+        await astore.create_table(table_id, table_id, {}, {})
+    for n in range(4):  # 4 recent rows: a fold is due
+        await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
+    assert store.fold_due() and parts == []
+    await astore.append("t1", seat_fact(0, "p4", "human"))  # the first part, then this
+    assert parts == [0.0] and rows(store.path, "facts", "t1") == 2  # p0, p2 moved
+    for n in range(5, 25):  # written at once, no part in between
+        await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
+    assert parts == [0.0] and store.fold_due()
+    mock_clock.jump(astore.FOLD_GAP)
+    await astore.append("t2", seat_fact(0, "p25", "human"))
+    assert parts == [0.0, astore.FOLD_GAP]
+    assert rows(store.path, "facts", "t2") == 12  # p1 ... p23 moved; p25 came after
+    names = [f"p{n}" for n in range(26)]
+    for index, table_id in enumerate(("t1", "t2")):
+        assert [f.payload["name"] for f in store.facts(table_id)] == [
+            name for n, name in enumerate(names) if n % 2 == index]
     await astore.aclose()
 
 

@@ -4,6 +4,7 @@ what each part costs (session 16, benchmarks/README.md):
     NIMMT_DB_STUB=1 PYTHONPATH=benchmarks/db_parts python benchmarks/load.py --db on ...
     NIMMT_DB_FOLD_ROWS=1000000000 PYTHONPATH=benchmarks/db_parts python benchmarks/load.py ...
     NIMMT_DB_CHECKPOINT_INTERVAL=1000000 PYTHONPATH=benchmarks/db_parts python benchmarks/load.py ...
+    NIMMT_DB_FOLD_GAP=0 PYTHONPATH=benchmarks/db_parts python benchmarks/load.py ...
 
 - ``NIMMT_DB_STUB=1``: every transaction (``Store.write_group``) returns at once without
   SQLite; everything else of the database runs (the tables wait for their writes, the
@@ -12,6 +13,8 @@ what each part costs (session 16, benchmarks/README.md):
   a huge N: no fold during the run).
 - ``NIMMT_DB_FOLD_PARTS=K``: move the recent facts in K parts (``Store.FOLD_PARTS``;
   1: the whole fold in one transaction, as before session 16).
+- ``NIMMT_DB_FOLD_GAP=S``: at least S seconds from one part of a fold to the next
+  (``AsyncStore.FOLD_GAP``; 0: the parts one after the other, as before session 19).
 - ``NIMMT_DB_CHECKPOINT_INTERVAL=S``: the checkpointer thread copies the log at most
   every S seconds (``Checkpointer.INTERVAL``; a huge S: only its first copy, then the
   writer's own checkpoints once the log passes its bound).
@@ -38,5 +41,9 @@ if "nimmt.server" in " ".join(getattr(sys, "orig_argv", [])):
         _store.Store.FOLD_ROWS = int(os.environ["NIMMT_DB_FOLD_ROWS"])
     if os.environ.get("NIMMT_DB_FOLD_PARTS"):
         _store.Store.FOLD_PARTS = int(os.environ["NIMMT_DB_FOLD_PARTS"])
+    if os.environ.get("NIMMT_DB_FOLD_GAP"):
+        from nimmt.server.storage import async_store as _async_store
+
+        _async_store.AsyncStore.FOLD_GAP = float(os.environ["NIMMT_DB_FOLD_GAP"])
     if os.environ.get("NIMMT_DB_CHECKPOINT_INTERVAL"):
         _store.Checkpointer.INTERVAL = float(os.environ["NIMMT_DB_CHECKPOINT_INTERVAL"])

@@ -108,6 +108,12 @@ class PendingWrite:
 class AsyncStore:
     """Wrap an open ``Store`` for use from trio tasks (it owns and closes it)."""
 
+    #: seconds (trio's clock) from one part of a fold (``Store.fold_part``) to the next:
+    #: the writes wait for one part (a few ms), then what was held up is written and the
+    #: writes go on, instead of waiting at once for the next part (benchmarks/README.md,
+    #: "Fold parts apart")
+    FOLD_GAP = 0.05
+
     def __init__(self, store: Store, *, max_backlog: int = MAX_BACKLOG,
                  on_health: Callable[[StorageWriteError | None], None] | None = None) -> None:
         self.store = store
@@ -132,6 +138,7 @@ class AsyncStore:
         self._stopping = False
         self._next_table = store.peek_next_table()
         self._checkpointer: Checkpointer | None = store.checkpointer()
+        self._fold_after = float("-inf")  # (trio time) no part of a fold before then
 
     @classmethod
     async def open(cls, path: str | None = None, *, durability: str = "normal",
@@ -168,7 +175,7 @@ class AsyncStore:
                 # most transactions: no read under way, no look at the log's size and no
                 # fold due, so nothing to wait for: no other task runs until the queue is
                 # written
-                while self._wanted and self.commits % 8 and not store.fold_due():
+                while self._wanted and self.commits % 8 and not self._fold_now():
                     self._write_queue()
             if self._wanted:
                 with trio.CancelScope(shield=True):
@@ -178,9 +185,10 @@ class AsyncStore:
                             # by a few pages a transaction, the bound is 4 MiB)
                             if self.commits % 8 == 0 and store.log_too_big():
                                 await trio.to_thread.run_sync(self._checkpoint)
-                            if store.fold_due():  # (the writes wait: a few ms, in a thread;
-                                # one part of the tables at a time, the writes go on between)
+                            if self._fold_now():  # (the writes wait: a few ms, in a thread;
+                                # one part of the tables at a time, FOLD_GAP apart)
                                 await trio.to_thread.run_sync(store.fold_part)
+                                self._fold_after = trio.current_time() + self.FOLD_GAP
                             if self._in_loop:
                                 self._write_queue()
                             else:  # every transaction synced: the wait is on the disk
@@ -192,6 +200,11 @@ class AsyncStore:
         finally:
             self._leading = False
             self._next_round()
+
+    def _fold_now(self) -> bool:
+        """Whether the next part of a fold is due now (``Store.fold_due``, ``FOLD_GAP`` after
+        the last part)."""
+        return self.store.fold_due() and trio.current_time() >= self._fold_after
 
     def _write_queue(self) -> None:
         """One transaction of everything queued, on the event loop."""
