@@ -111,7 +111,7 @@ class AsyncStore:
     #: seconds (trio's clock) from one part of a fold (``Store.fold_part``) to the next:
     #: the writes wait for one part (a few ms), then what was held up is written and the
     #: writes go on, instead of waiting at once for the next part (benchmarks/README.md,
-    #: "Fold parts apart")
+    #: "The parts of a fold now go apart")
     FOLD_GAP = 0.05
 
     def __init__(self, store: Store, *, max_backlog: int = MAX_BACKLOG,
