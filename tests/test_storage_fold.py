@@ -192,7 +192,8 @@ async def test_the_parts_of_a_fold_are_apart_and_the_writes_go_on_between(
     """After one part of a fold the writes go on without waiting for the next part
     until ``FOLD_GAP`` has passed: a busy server's writes wait for a few ms now and
     then, not for a whole fold at once; every fact stays readable, in order."""
-    store = Store.open(tmp_path / "nimmt.db")
+    path = tmp_path / "nimmt.db"
+    store = Store.open(path)
     store.FOLD_ROWS, store.FOLD_PARTS = 4, 2
     astore = AsyncStore(store)
     parts: list[float] = []  # (trio time of each part)
@@ -209,14 +210,14 @@ async def test_the_parts_of_a_fold_are_apart_and_the_writes_go_on_between(
         await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
     assert store.fold_due() and parts == []
     await astore.append("t1", seat_fact(0, "p4", "human"))  # the first part, then this
-    assert parts == [0.0] and rows(store.path, "facts", "t1") == 2  # p0, p2 moved
+    assert parts == [0.0] and rows(path, "facts", "t1") == 2  # p0, p2 moved
     for n in range(5, 25):  # written at once, no part in between
         await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
     assert parts == [0.0] and store.fold_due()
     mock_clock.jump(astore.FOLD_GAP)
     await astore.append("t2", seat_fact(0, "p25", "human"))
     assert parts == [0.0, astore.FOLD_GAP]
-    assert rows(store.path, "facts", "t2") == 12  # p1 ... p23 moved; p25 came after
+    assert rows(path, "facts", "t2") == 12  # p1 ... p23 moved; p25 came after
     names = [f"p{n}" for n in range(26)]
     for index, table_id in enumerate(("t1", "t2")):
         assert [f.payload["name"] for f in store.facts(table_id)] == [

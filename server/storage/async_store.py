@@ -173,7 +173,7 @@ class AsyncStore:
             store = self.store
             if self._in_loop and not self._connection.locked():
                 # most transactions: no read under way, no look at the log's size and no
-                # fold due, so nothing to wait for: no other task runs until the queue is
+                # part of a fold due now, so nothing to wait for: no other task runs until the queue is
                 # written
                 while self._wanted and self.commits % 8 and not self._fold_now():
                     self._write_queue()
