@@ -23,7 +23,8 @@ measures for `--duration` seconds and reports:
   used. Figures from runs with much steal do not compare with quiet ones.
 
 `--json PATH` also writes the figures as JSON (`benchmarks/db_ab.py` runs many
-alternated pairs of `--db off` and `--db on` that way).
+alternated pairs of `--db off` and `--db on` that way). `--reveals-out PATH` writes each
+measured reveal's end and latency (`benchmarks/tail_match.py` reads it).
 
 `--flooders N` adds N attackers (issue 8, item 1): each sits at a table of its own
 with one built-in bot, and once the game is on writes the 36-byte `commit` frame of
@@ -129,6 +130,7 @@ class Stats:
     measure_to: float
     turns: int = 0
     latencies: list[float] = field(default_factory=list)
+    ends: list[float] = field(default_factory=list)  # (time.perf_counter of each reveal)
     errors: dict[str, int] = field(default_factory=dict)
     games: int = 0
 
@@ -209,6 +211,7 @@ async def play_table(index: int, port: int, think: tuple[float, float], stats: S
             if stats.measure_from <= done <= stats.measure_to:
                 stats.turns += 1
                 stats.latencies.append(done - timing.last_commit)
+                stats.ends.append(done)
 
     async def run_bot(bot: Bot, nursery: trio.Nursery) -> None:
         game = 0
@@ -318,7 +321,8 @@ async def worker_main(args: argparse.Namespace) -> dict[str, object]:
             nursery.start_soon(play_table, args.first_table + i, args.port, (low, high), stats,
                                stop_at, args.seed * 100_000 + i)
             await trio.sleep(0.01)  # do not open every connection in the same instant
-    return {"turns": stats.turns, "latencies": stats.latencies, "errors": stats.errors,
+    return {"turns": stats.turns, "latencies": stats.latencies, "ends": stats.ends,
+            "errors": stats.errors,
             "games": stats.games, "search_turns": search.turns, "search_errors": search.errors}
 
 
@@ -535,6 +539,10 @@ def parent_main(args: argparse.Namespace) -> None:
         except subprocess.TimeoutExpired:
             server.kill()
     latencies = [x for r in results for x in r["latencies"]]
+    if args.reveals_out:
+        with open(args.reveals_out, "w", encoding="utf-8") as f:
+            f.writelines(f"{end} {latency}\n" for r in results
+                         for end, latency in zip(r["ends"], r["latencies"]))
     turns = sum(r["turns"] for r in results)
     errors: dict[str, int] = {}
     for r in results:
@@ -641,6 +649,10 @@ def main() -> None:
                         "off: --db :memory:")
     parser.add_argument("--json", metavar="PATH",
                         help="also write the figures to PATH as JSON (benchmarks/db_ab.py reads it)")
+    parser.add_argument("--reveals-out", metavar="PATH",
+                        help="also write each measured reveal to PATH, a line each: when it "
+                        "had reached every seat (time.perf_counter) and its latency, in "
+                        "seconds (benchmarks/tail_match.py reads it)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--flooder", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)

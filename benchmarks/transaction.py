@@ -24,9 +24,11 @@ import tempfile
 import time
 
 from nimmt.engine import Commit
-from nimmt.server.storage import Store, decision_fact
+from nimmt.server.storage import Fact, Store, decision_fact
 
-_MIB = 1024 * 1024
+def _append(n: int) -> tuple[str, tuple[str, list[Fact]], dict[str, object]]:
+    """The n-th write: one decision fact, to one of 20 tables in turn (``write_group``'s form)."""
+    return ("append", (f"t{n % 20}", [decision_fact(Commit(n % 4, 1 + n % 100))]), {})
 
 
 class CacheSweeper:
@@ -51,8 +53,7 @@ def cold_transactions(store: Store, kib_list: list[int], count: int) -> list[tup
             if kib:
                 sweeper.sweep(kib)
             started = time.thread_time()
-            store.write_group([("append", (f"t{n % 20}", [decision_fact(Commit(n % 4, 1 + n % 100))]),
-                                {})])
+            store.write_group([_append(n)])
             spent += time.thread_time() - started
             if n % 400 == 399:
                 store.checkpoint()  # (the log stays small, as in a server)
@@ -74,10 +75,10 @@ def main() -> None:
                 store.create_table(f"t{i}", f"t{i}", {}, {})
             started = time.perf_counter()
             for n in range(args.count):
-                store.append(f"t{n % 20}", [decision_fact(Commit(n % 4, 1 + n % 100))])
+                _, (table_id, facts), _ = _append(n)
+                store.append(table_id, facts)
             single = (time.perf_counter() - started) / args.count
-            calls = [("append", (f"t{n % 20}", [decision_fact(Commit(n % 4, 1 + n % 100))]), {})
-                     for n in range(5)]
+            calls = [_append(n) for n in range(5)]
             groups = max(1, args.count // 5)
             started = time.perf_counter()
             for _ in range(groups):

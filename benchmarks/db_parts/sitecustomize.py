@@ -15,6 +15,10 @@ what each part costs (session 16, benchmarks/README.md):
   1: the whole fold in one transaction, as before session 16).
 - ``NIMMT_DB_FOLD_GAP=S``: at least S seconds from one part of a fold to the next
   (``AsyncStore.FOLD_GAP``; 0: the parts one after the other, as before session 19).
+- ``NIMMT_DB_PASSES=N``: a write waits N scheduler passes for company before it leads
+  a transaction (``AsyncStore.PASSES``, 2).
+- ``NIMMT_DB_THREAD=1``: every transaction in a worker thread, as with ``--durability
+  full`` but without its syncs (session 19: dearer than on the event loop).
 - ``NIMMT_DB_CHECKPOINT_INTERVAL=S``: the checkpointer thread copies the log at most
   every S seconds (``Checkpointer.INTERVAL``; a huge S: only its first copy, then the
   writer's own checkpoints once the log passes its bound).
@@ -41,9 +45,19 @@ if "nimmt.server" in " ".join(getattr(sys, "orig_argv", [])):
         _store.Store.FOLD_ROWS = int(os.environ["NIMMT_DB_FOLD_ROWS"])
     if os.environ.get("NIMMT_DB_FOLD_PARTS"):
         _store.Store.FOLD_PARTS = int(os.environ["NIMMT_DB_FOLD_PARTS"])
-    if os.environ.get("NIMMT_DB_FOLD_GAP"):
-        from nimmt.server.storage import async_store as _async_store
+    from nimmt.server.storage import async_store as _async_store
 
+    if os.environ.get("NIMMT_DB_FOLD_GAP"):
         _async_store.AsyncStore.FOLD_GAP = float(os.environ["NIMMT_DB_FOLD_GAP"])
+    if os.environ.get("NIMMT_DB_PASSES"):
+        _async_store.AsyncStore.PASSES = int(os.environ["NIMMT_DB_PASSES"])
+    if os.environ.get("NIMMT_DB_THREAD"):
+        _init = _async_store.AsyncStore.__init__
+
+        def _init_in_threads(self: Any, *args: Any, **kwargs: Any) -> None:
+            _init(self, *args, **kwargs)
+            self._in_loop = False
+
+        _async_store.AsyncStore.__init__ = _init_in_threads  # type: ignore[method-assign]
     if os.environ.get("NIMMT_DB_CHECKPOINT_INTERVAL"):
         _store.Checkpointer.INTERVAL = float(os.environ["NIMMT_DB_CHECKPOINT_INTERVAL"])

@@ -11,6 +11,10 @@ number of writes in it), every move of the recent facts (``Store.fold``, in a wo
 thread) and every checkpoint the writer makes itself (``Store.checkpoint``, when the
 log outgrew its bound; the writes wait for both), counts the facts written by kind, and writes a summary when the server
 exits: ``/tmp/nimmt-store-probe-PID.txt``, with each thread's CPU seconds at the end.
+Beside it, ``/tmp/nimmt-store-probe-PID.waits``: a line for each moment the writes waited
+on (a part of a fold, a checkpoint of the writer, a transaction over 0.5 ms): its start
+and end (``time.perf_counter``, seconds) and its kind; ``benchmarks/tail_match.py``
+matches them with ``load.py --reveals-out``.
 It works on older nimmt too (``PYTHONPATH=OLD:benchmarks/store_probe``).
 """
 
@@ -29,6 +33,7 @@ _transactions: list[tuple[int, float, float]] = []  # writes, wall ms, thread CP
 _folds: list[tuple[float, int]] = []  # wall ms, rows
 _checkpoints: list[float] = []  # wall ms of each of the writer's own checkpoints
 _kinds: Counter[str] = Counter()
+_waits: list[tuple[float, float, str]] = []  # start, end, kind (fold, checkpoint, transaction)
 
 
 def _threads_cpu() -> str:
@@ -47,6 +52,8 @@ def _threads_cpu() -> str:
 
 
 def _summary() -> None:
+    with open(_OUT.removesuffix(".txt") + ".waits", "w", encoding="utf-8") as waits:
+        waits.writelines(f"{start} {end} {kind}\n" for start, end, kind in _waits)
     with open(_OUT, "w", encoding="utf-8") as out:
         if _transactions:
             walls = sorted(t[1] for t in _transactions)
@@ -95,8 +102,11 @@ def _install() -> None:
         try:
             return write_group(self, calls)
         finally:
-            _transactions.append((len(calls), (time.perf_counter() - wall) * 1000,
+            end = time.perf_counter()
+            _transactions.append((len(calls), (end - wall) * 1000,
                                   (time.thread_time() - cpu) * 1000))
+            if end - wall > 0.0005:
+                _waits.append((wall, end, "transaction"))
 
     store_class.write_group = timed_write_group
     # each part of a fold since session 16 (Store.fold_part: rows not counted, 0), else
@@ -108,7 +118,9 @@ def _install() -> None:
             rows = self._recent if fold_name == "fold" else 0
             wall = time.perf_counter()
             fold(self)
-            _folds.append(((time.perf_counter() - wall) * 1000, rows))
+            end = time.perf_counter()
+            _folds.append(((end - wall) * 1000, rows))
+            _waits.append((wall, end, "fold"))
 
         setattr(store_class, fold_name, timed_fold)
     checkpoint = store_class.checkpoint
@@ -116,7 +128,9 @@ def _install() -> None:
     def timed_checkpoint(self: Any) -> None:
         wall = time.perf_counter()
         checkpoint(self)
-        _checkpoints.append((time.perf_counter() - wall) * 1000)
+        end = time.perf_counter()
+        _checkpoints.append((end - wall) * 1000)
+        _waits.append((wall, end, "checkpoint"))
 
     store_class.checkpoint = timed_checkpoint
     atexit.register(_summary)

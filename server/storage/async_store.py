@@ -113,6 +113,11 @@ class AsyncStore:
     #: writes go on, instead of waiting at once for the next part (benchmarks/README.md,
     #: "The parts of a fold now go apart")
     FOLD_GAP = 0.05
+    #: scheduler passes a write waits before it leads a transaction, for the writes of the
+    #: tasks that are ready to join it (with one pass instead of two, a saturated server
+    #: made 40% more transactions a turn and fewer turns: benchmarks/README.md, "Tried and
+    #: not kept")
+    PASSES = 2
 
     def __init__(self, store: Store, *, max_backlog: int = MAX_BACKLOG,
                  on_health: Callable[[StorageWriteError | None], None] | None = None) -> None:
@@ -166,15 +171,14 @@ class AsyncStore:
         self._leading = True
         try:
             # every task that is ready runs first, and those it wakes: their writes join
-            # this group (with one pass instead of two, a saturated server made 40% more
-            # transactions a turn, cProfile)
-            await trio.lowlevel.cancel_shielded_checkpoint()
-            await trio.lowlevel.cancel_shielded_checkpoint()
+            # this group (PASSES)
+            for _ in range(self.PASSES):
+                await trio.lowlevel.cancel_shielded_checkpoint()
             store = self.store
             if self._in_loop and not self._connection.locked():
                 # most transactions: no read under way, no look at the log's size and no
-                # part of a fold due now, so nothing to wait for: no other task runs until the queue is
-                # written
+                # part of a fold due now, so nothing to wait for: no other task runs until
+                # the queue is written
                 while self._wanted and self.commits % 8 and not self._fold_now():
                     self._write_queue()
             if self._wanted:
