@@ -132,6 +132,35 @@ async def test_with_durability_full_writes_handed_in_during_a_transaction_go_in_
     await astore.aclose()
 
 
+async def test_a_write_alone_waits_one_pass_for_company_and_a_pass_that_brings_some_one_more(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The leader of a transaction gives the tasks that are ready one scheduler pass to
+    hand in their writes, and a second only if the first brought some: at held load
+    most writes come alone and no longer wait a pass for nobody."""
+    astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
+    for table_id in ("t1", "t2"):
+        await astore.create_table(table_id, table_id, {}, {})
+    passes: list[int] = []  # the writes queued at each of the leader's passes
+    real_pass = trio.lowlevel.cancel_shielded_checkpoint
+
+    async def counted_pass() -> None:
+        if sys._getframe(1).f_code.co_name == "_lead":
+            passes.append(astore.backlog)
+        await real_pass()
+
+    monkeypatch.setattr(trio.lowlevel, "cancel_shielded_checkpoint", counted_pass)
+    commits = astore.commits
+    assert await astore.append("t1", decision_fact(Commit(0, 5))) is None
+    assert passes == [1] and astore.commits == commits + 1
+
+    passes.clear()
+    async with trio.open_nursery() as nursery:  # two tables' writes in one scheduler batch
+        nursery.start_soon(astore.append, "t1", decision_fact(Commit(1, 6)))
+        nursery.start_soon(astore.append, "t2", decision_fact(Commit(0, 7)))
+    assert passes == [1, 2] and astore.commits == commits + 2  # together, after two passes
+    await astore.aclose()
+
+
 async def test_a_bug_in_one_write_of_a_group_reaches_only_its_caller(tmp_path: Path) -> None:
     game, facts = play_game(Options(players=2, rounds=1), seed=5)
     record = record_from_game(game, ["Ann", "Bob"])

@@ -113,10 +113,11 @@ class AsyncStore:
     #: writes go on, instead of waiting at once for the next part (benchmarks/README.md,
     #: "The parts of a fold now go apart")
     FOLD_GAP = 0.05
-    #: scheduler passes a write waits before it leads a transaction, for the writes of the
-    #: tasks that are ready to join it (with one pass instead of two, a saturated server
-    #: made 40% more transactions a turn and fewer turns: benchmarks/README.md, "Tried and
-    #: not kept")
+    #: scheduler passes a write waits at most before it leads a transaction, for the
+    #: writes of the tasks that are ready to join it (with one pass instead of two, a
+    #: saturated server made 40% more transactions a turn and fewer turns:
+    #: benchmarks/README.md, "Tried and not kept"); a pass that brought no write ends the
+    #: wait (at held load most writes come alone: "One pass for a write alone")
     PASSES = 2
 
     def __init__(self, store: Store, *, max_backlog: int = MAX_BACKLOG,
@@ -144,6 +145,7 @@ class AsyncStore:
         self._next_table = store.peek_next_table()
         self._checkpointer: Checkpointer | None = store.checkpointer()
         self._fold_after = float("-inf")  # (trio time) no part of a fold before then
+        self._handed = 0  # writes handed in so far (the leader's passes look for new ones)
 
     @classmethod
     async def open(cls, path: str | None = None, *, durability: str = "normal",
@@ -173,7 +175,10 @@ class AsyncStore:
             # every task that is ready runs first, and those it wakes: their writes join
             # this group (PASSES)
             for _ in range(self.PASSES):
+                handed = self._handed
                 await trio.lowlevel.cancel_shielded_checkpoint()
+                if self._handed == handed:  # nobody came in this pass: none is coming
+                    break
             store = self.store
             if self._in_loop and not self._connection.locked():
                 # most transactions: no read under way, no look at the log's size and no
@@ -322,6 +327,7 @@ class AsyncStore:
 
     def _hand_in(self, write: PendingWrite) -> None:
         self._queue.append(write)
+        self._handed += 1
         self._wanted = True
 
     def _submit(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> PendingWrite | None:

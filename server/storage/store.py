@@ -150,6 +150,8 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: LockFile | None,
                  problem: StorageWriteError | None = None) -> None:
         self._db = conn
+        # the writes' own cursor: ``Connection.execute`` makes a new one each statement
+        self._cursor = conn.cursor()
         self.path = path
         self._lock = lock
         self.problem = problem
@@ -397,14 +399,15 @@ class Store:
             if not adds_facts:
                 self._insert_facts()
             return work(db)
+        cursor = self._cursor
         try:
-            db.execute("BEGIN IMMEDIATE")
+            cursor.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as e:
             raise _write_error(self.path, e) from None
         try:
             result = work(db)
             self._insert_facts()
-            db.execute("COMMIT")
+            cursor.execute("COMMIT")
         except BaseException as e:
             self._fact_rows.clear()
             try:
@@ -462,10 +465,13 @@ class Store:
         return done, None
 
     def _insert_facts(self) -> None:
-        if self._fact_rows:
-            self._db.executemany(_INSERT_FACT, self._fact_rows)
-            self._recent += len(self._fact_rows)
-            self._fact_rows.clear()
+        rows = self._fact_rows
+        if len(rows) == 1:  # (most transactions at held load: one decision)
+            self._cursor.execute(_INSERT_FACT, rows[0])
+        elif rows:
+            self._cursor.executemany(_INSERT_FACT, rows)
+        self._recent += len(rows)
+        rows.clear()
 
     def fold_due(self) -> bool:
         """Whether ``recent_facts`` has grown past ``FOLD_ROWS`` rows, or a fold in parts
