@@ -177,7 +177,7 @@ class AsyncStore:
             for _ in range(self.PASSES):
                 handed = self._handed
                 await trio.lowlevel.cancel_shielded_checkpoint()
-                if self._handed == handed:  # nobody came in this pass: none is coming
+                if self._handed == handed:  # nobody came (a write alone): no second pass
                     break
             store = self.store
             if self._in_loop and not self._connection.locked():
