@@ -145,7 +145,6 @@ class AsyncStore:
         self._next_table = store.peek_next_table()
         self._checkpointer: Checkpointer | None = store.checkpointer()
         self._fold_after = float("-inf")  # (trio time) no part of a fold before then
-        self._handed = 0  # writes handed in so far (the leader's passes look for new ones)
 
     @classmethod
     async def open(cls, path: str | None = None, *, durability: str = "normal",
@@ -175,9 +174,9 @@ class AsyncStore:
             # every task that is ready runs first, and those it wakes: their writes join
             # this group (PASSES)
             for _ in range(self.PASSES):
-                handed = self._handed
+                queued = len(self._queue)  # (only grows while this task leads)
                 await trio.lowlevel.cancel_shielded_checkpoint()
-                if self._handed == handed:  # nobody came (a write alone): no second pass
+                if len(self._queue) == queued:  # nobody came (a write alone): no second pass
                     break
             store = self.store
             if self._in_loop and not self._connection.locked():
@@ -327,7 +326,6 @@ class AsyncStore:
 
     def _hand_in(self, write: PendingWrite) -> None:
         self._queue.append(write)
-        self._handed += 1
         self._wanted = True
 
     def _submit(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> PendingWrite | None:
