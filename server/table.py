@@ -70,6 +70,11 @@ QUEUE_PER_CONNECTION = 16
 INBOX_SIZE = 4096
 #: inputs the task takes one after the other before it lets other tasks run
 BATCH = 64
+#: seconds the acknowledgement of a decision (``commit_accepted`` and ``seat_committed``
+#: alone) may be held for the transaction of other writes: a turn's first commits then
+#: seldom cost one of their own; what tells of a turn's outcome is never held for it
+#: (docs/SERVER.md, "The path of one commit"; benchmarks/README.md, "Acknowledgements wait")
+ACK_WAIT = 0.01
 #: a bot at a table: (seat, strategy, seed), as its ``Think`` names it
 _BotKey = tuple[int, str | None, int | None]
 
@@ -124,6 +129,9 @@ class Table:
         # the last of their writes (``_held_write``) is on disk (``deliver_held``)
         self._held: deque[Effects] = deque()
         self._held_write: PendingWrite | None = None
+        # when the held effects are delivered at the latest, if no input comes first
+        # (-inf: once no input waits; later: acknowledgements only, ``ACK_WAIT``)
+        self._held_due = -math.inf
         # the sessions seen watching (their spectator row is in the database)
         self._watchers: set[int] = {sid for sid, s in self._sessions.items() if s.seat is None}
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
@@ -211,6 +219,10 @@ class Table:
         self._inputs.append((session, item))
         self._wakeup.set()
 
+    def _wake(self) -> None:
+        """The task, waiting for its next input, looks again (its held write is tried)."""
+        self._wakeup.set()
+
     # ------------------------------------------------------------------ the task
     async def run(self) -> None:
         """The table's actor: inputs and timers, until the table is closed."""
@@ -240,10 +252,13 @@ class Table:
                 if not self._inputs:
                     taken = 0
                     if self._held:  # the inputs taken: one wait on the disk for them all
-                        await self.deliver_held()
-                        continue
+                        write = self._held_write
+                        if (write is None or write.tried
+                                or self._held_due <= trio.current_time()):
+                            await self.deliver_held()
+                            continue
                     self._wakeup = trio.Event()
-                    with trio.move_on_at(wake):
+                    with trio.move_on_at(min(wake, self._held_due) if self._held else wake):
                         await self._wakeup.wait()
                 item = self.next_input()
                 session = item[0] if item is not None else None
@@ -402,16 +417,26 @@ class Table:
         anything is awaited: their connection's end reaches this table whatever
         happens meanwhile), persist, then deliver. While more inputs wait, effects
         that only write facts and send messages are held (``_held``) and the task
-        goes on: the writes of the inputs it takes in a row go to disk together."""
+        goes on: the writes of the inputs it takes in a row go to disk together.
+        A decision's acknowledgement alone is held too, for at most ``ACK_WAIT``:
+        its write goes in a transaction that others make meanwhile, if one comes."""
         store = self.store
         watch, unwatch = self._link(effects)
-        if (store is not None and (self._inputs or self._held)
-                and _only_facts_and_messages(effects)):
-            for_facts = store.writes().append(self.id, effects.facts) if effects.facts else None
-            if for_facts is not None:
-                self._held_write = for_facts
-            self._held.append(effects)
-            return
+        if store is not None and _only_facts_and_messages(effects):
+            acks = _only_acknowledgements(effects)
+            if self._inputs or self._held or acks:
+                for_facts = (store.writes().append(self.id, effects.facts)
+                             if effects.facts else None)
+                if for_facts is not None:
+                    self._held_write = for_facts
+                if not acks:
+                    self._held_due = -math.inf
+                elif not self._held:
+                    self._held_due = trio.current_time() + ACK_WAIT
+                if for_facts is not None and self._held_due > -math.inf:
+                    for_facts.on_tried = self._wake  # (written by others: no need to wait)
+                self._held.append(effects)
+                return
         await self.deliver_held()
         if store is not None and (effects.facts or effects.finished is not None
                                   or effects.closed is not None or effects.started
@@ -609,6 +634,19 @@ def _only_facts_and_messages(effects: Effects) -> bool:
         if fact.kind == "seat":
             return False
     return True
+
+
+def _only_acknowledgements(effects: Effects) -> bool:
+    """Whether ``effects`` (only facts and messages) tell of nothing but a decision
+    taken: its ``commit_accepted`` and ``seat_committed`` (a turn's outcome, a step, a
+    choice asked for: no)."""
+    for _, msg in effects.sends:
+        if not isinstance(msg, _ACKNOWLEDGEMENTS):
+            return False
+    return bool(effects.sends)
+
+
+_ACKNOWLEDGEMENTS = (P.CommitAccepted, P.SeatCommitted)
 
 
 def _bot_key(think: Think) -> _BotKey:

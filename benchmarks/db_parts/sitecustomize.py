@@ -19,6 +19,9 @@ what each part costs (session 16, benchmarks/README.md):
   a transaction (``AsyncStore.PASSES``, 2).
 - ``NIMMT_DB_THREAD=1``: every transaction in a worker thread, as with ``--durability
   full`` but without its syncs (session 19: dearer than on the event loop).
+- ``NIMMT_DB_ACK_WAIT=S``: a decision's acknowledgement is held at most S seconds
+  for a transaction that others make (``table.ACK_WAIT``, 0.01; 0: written at once,
+  as before session 21).
 - ``NIMMT_DB_CHECKPOINT_INTERVAL=S``: the checkpointer thread copies the log at most
   every S seconds (``Checkpointer.INTERVAL``; a huge S: only its first copy, then the
   writer's own checkpoints once the log passes its bound).
@@ -59,5 +62,9 @@ if "nimmt.server" in " ".join(getattr(sys, "orig_argv", [])):
             self._in_loop = False
 
         _async_store.AsyncStore.__init__ = _init_in_threads  # type: ignore[method-assign]
+    if os.environ.get("NIMMT_DB_ACK_WAIT"):
+        from nimmt.server import table as _table
+
+        _table.ACK_WAIT = float(os.environ["NIMMT_DB_ACK_WAIT"])
     if os.environ.get("NIMMT_DB_CHECKPOINT_INTERVAL"):
         _store.Checkpointer.INTERVAL = float(os.environ["NIMMT_DB_CHECKPOINT_INTERVAL"])

@@ -94,7 +94,8 @@ def _table_order(table_id: str) -> tuple[int, str]:
 class PendingWrite:
     """A write handed in (``AsyncStore.writes()``), its outcome once tried."""
 
-    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "tried")
+    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "tried",
+                 "on_tried")
 
     def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                  table: str | None) -> None:
@@ -103,6 +104,9 @@ class PendingWrite:
         self.error: BaseException | None = None  # a bug (not a storage fault) in this write
         self.done = False  # written
         self.tried = False  # written, or failed (then still queued)
+        #: called once it is tried (by whichever task wrote it; a table that does not
+        #: wait for it learns so)
+        self.on_tried: Callable[[], None] | None = None
 
 
 class AsyncStore:
@@ -261,6 +265,8 @@ class AsyncStore:
         self._health(error, dropped)
         for write in batch:
             write.tried = True
+            if write.on_tried is not None:
+                write.on_tried()
         self._next_round()
 
     def _next_round(self) -> None:
@@ -277,6 +283,8 @@ class AsyncStore:
         tables: set[str] = set()
         for write in self._queue:
             write.tried = True  # (not done: not on disk) its caller, if any, wakes
+            if write.on_tried is not None:
+                write.on_tried()
             dropped.writes += 1
             if write.method == "finish_game":
                 dropped.games += 1
