@@ -636,6 +636,9 @@ def _only_facts_and_messages(effects: Effects) -> bool:
     return True
 
 
+_ACKNOWLEDGEMENTS = (P.CommitAccepted, P.SeatCommitted)
+
+
 def _only_acknowledgements(effects: Effects) -> bool:
     """Whether ``effects`` (only facts and messages) tell of nothing but a decision
     taken: its ``commit_accepted`` and ``seat_committed`` (a turn's outcome, a step, a
@@ -644,9 +647,6 @@ def _only_acknowledgements(effects: Effects) -> bool:
         if not isinstance(msg, _ACKNOWLEDGEMENTS):
             return False
     return bool(effects.sends)
-
-
-_ACKNOWLEDGEMENTS = (P.CommitAccepted, P.SeatCommitted)
 
 
 def _bot_key(think: Think) -> _BotKey:

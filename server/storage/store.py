@@ -144,8 +144,9 @@ class Store:
     FOLD_ROWS = 4096
     #: ``fold_part`` moves the recent facts of this share of the tables at a time: the
     #: writes wait for one part, not for the whole fold (each table's rows still move
-    #: together, so they land on its pages together; 8 parts of about 3 ms at held load
-    #: left a shorter tail than 4: benchmarks/README.md, "Acknowledgements wait")
+    #: together, so they land on its pages together; at held load 8 parts took 3.0 ms
+    #: each (median), and had the shorter tail than 4 in two rounds of three:
+    #: benchmarks/README.md, "Acknowledgements wait")
     FOLD_PARTS = 8
 
     def __init__(self, conn: sqlite3.Connection, path: Path | None, lock: LockFile | None,
