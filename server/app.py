@@ -90,6 +90,7 @@ class Server:
             if self.store is not None:
                 self._lobby.store = self.store
                 self.store.on_health = self._lobby.storage_health
+                nursery.start_soon(self.store.keep_up)  # folds and checkpoints beside the writes
                 await self._lobby.restore()
             nursery.start_soon(self._lobby.feed)
             if self.config.bots:

@@ -187,41 +187,85 @@ async def test_the_recent_log_stays_bounded_while_tables_write(tmp_path: Path) -
     await astore.aclose()
 
 
-async def test_the_parts_of_a_fold_are_apart_and_the_writes_go_on_between(
+def counted_parts(store: Store, clock: trio.testing.MockClock) -> list[float]:
+    """The trio time at which each part of a fold starts, from now on."""
+    parts: list[float] = []
+    fold_part = store.fold_part
+
+    def counted_part() -> None:
+        parts.append(clock.current_time())
+        fold_part()
+
+    store.fold_part = counted_part  # type: ignore[method-assign]
+    return parts
+
+
+async def upkeep_done(astore: AsyncStore) -> None:
+    """Until the upkeep that is due now has started and ended (it holds the store's
+    connection while it runs: a read waits for it)."""
+    await trio.testing.wait_all_tasks_blocked()
+    await astore.read(lambda: None)
+
+
+async def test_the_store_keeps_itself_up_beside_the_writes(
         tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
-    """After one part of a fold the writes go on without waiting for the next part
-    until ``FOLD_GAP`` has passed: a busy server's writes wait for a few ms now and
-    then, not for a whole fold at once; every fact stays readable, in order."""
+    """As on a server (``keep_up`` running): a part of a fold starts once the
+    transaction that found it due is on disk, the writes go on without waiting for the
+    next part until ``FOLD_GAP`` has passed, and the next part comes then even when no
+    write does; every fact stays readable, in order."""
     path = tmp_path / "nimmt.db"
     store = Store.open(path)
     store.FOLD_ROWS, store.FOLD_PARTS = 4, 2
     astore = AsyncStore(store)
-    parts: list[float] = []  # (trio time of each part)
-    fold_part = store.fold_part
+    parts = counted_parts(store, mock_clock)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(astore.keep_up)
+        for table_id in ("t1", "t2"):
+            await astore.create_table(table_id, table_id, {}, {})
+        for n in range(4):  # 4 recent rows: a fold is due after the fourth is on disk
+            await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
+        await upkeep_done(astore)
+        assert parts == [0.0] and rows(path, "facts", "t1") == 2  # p0, p2 moved
+        for n in range(4, 24):  # written at once, no part in between
+            await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
+        await upkeep_done(astore)
+        assert parts == [0.0] and store.fold_due()
+        mock_clock.jump(astore.FOLD_GAP)  # no write comes: the second part does
+        await upkeep_done(astore)
+        assert parts == [0.0, astore.FOLD_GAP]
+        assert rows(path, "facts", "t2") == 12 and rows(path, "recent_facts") == 10  # t1's
+        nursery.cancel_scope.cancel()
+    names = [f"p{n}" for n in range(24)]
+    for index, table_id in enumerate(("t1", "t2")):
+        assert [f.payload["name"] for f in store.facts(table_id)] == [
+            name for n, name in enumerate(names) if n % 2 == index]
+    await astore.aclose()
 
-    def counted_part() -> None:
-        parts.append(mock_clock.current_time())
-        fold_part()
 
-    store.fold_part = counted_part  # type: ignore[method-assign]
+async def test_without_its_keeper_the_writer_does_the_upkeep_after_its_transaction(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """A store used without ``keep_up`` (a tool, a test) still folds: the writer makes
+    the part that its transaction found due, then the next once ``FOLD_GAP`` has passed
+    and a write comes; the writes between do not wait for a part."""
+    path = tmp_path / "nimmt.db"
+    store = Store.open(path)
+    store.FOLD_ROWS, store.FOLD_PARTS = 4, 2
+    astore = AsyncStore(store)
+    parts = counted_parts(store, mock_clock)
     for table_id in ("t1", "t2"):
         await astore.create_table(table_id, table_id, {}, {})
-    for n in range(4):  # 4 recent rows: a fold is due
+    for n in range(3):
         await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
-    assert store.fold_due() and parts == []
-    await astore.append("t1", seat_fact(0, "p4", "human"))  # the first part, then this
+    assert parts == [] and not store.fold_due()
+    await astore.append("t2", seat_fact(0, "p3", "human"))  # this, then the first part
     assert parts == [0.0] and rows(path, "facts", "t1") == 2  # p0, p2 moved
-    for n in range(5, 25):  # written at once, no part in between
+    for n in range(4, 24):  # written at once, no part in between
         await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
     assert parts == [0.0] and store.fold_due()
     mock_clock.jump(astore.FOLD_GAP)
     await astore.append("t2", seat_fact(0, "p25", "human"))
     assert parts == [0.0, astore.FOLD_GAP]
-    assert rows(path, "facts", "t2") == 12  # p1 ... p23 moved; p25 came after
-    names = [f"p{n}" for n in range(26)]
-    for index, table_id in enumerate(("t1", "t2")):
-        assert [f.payload["name"] for f in store.facts(table_id)] == [
-            name for n, name in enumerate(names) if n % 2 == index]
+    assert rows(path, "facts", "t2") == 13  # p1 ... p23 and p25, written before the part
     await astore.aclose()
 
 

@@ -132,11 +132,11 @@ async def test_with_durability_full_writes_handed_in_during_a_transaction_go_in_
     await astore.aclose()
 
 
-async def test_a_write_alone_waits_one_pass_for_company_and_a_pass_that_brings_some_one_more(
+async def test_a_write_waits_one_scheduler_pass_for_the_writes_of_the_tasks_that_are_ready(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The leader of a transaction gives the tasks that are ready one scheduler pass to
-    hand in their writes, and a second only if the first brought some: at held load
-    most writes come alone and no longer wait a pass for nobody."""
+    hand in their writes, and no more: a write alone waits one pass, and the writes of
+    tables that run in the same scheduler batch go together (``AsyncStore.PASSES``)."""
     astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
     for table_id in ("t1", "t2"):
         await astore.create_table(table_id, table_id, {}, {})
@@ -157,7 +157,8 @@ async def test_a_write_alone_waits_one_pass_for_company_and_a_pass_that_brings_s
     async with trio.open_nursery() as nursery:  # two tables' writes in one scheduler batch
         nursery.start_soon(astore.append, "t1", decision_fact(Commit(1, 6)))
         nursery.start_soon(astore.append, "t2", decision_fact(Commit(0, 7)))
-    assert passes == [1, 2] and astore.commits == commits + 2  # together, after two passes
+    assert passes == [1] and astore.commits == commits + 2  # together, after one pass
+    assert [f.payload for f in astore.store.facts("t2")] == [decision_fact(Commit(0, 7)).payload]
     await astore.aclose()
 
 

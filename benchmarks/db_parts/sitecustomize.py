@@ -16,7 +16,7 @@ what each part costs (session 16, benchmarks/README.md):
 - ``NIMMT_DB_FOLD_GAP=S``: at least S seconds from one part of a fold to the next
   (``AsyncStore.FOLD_GAP``; 0: the parts one after the other, as before session 19).
 - ``NIMMT_DB_PASSES=N``: a write waits N scheduler passes for company before it leads
-  a transaction (``AsyncStore.PASSES``, 2).
+  a transaction (``AsyncStore.PASSES``, 1; 2: as before session 22).
 - ``NIMMT_DB_THREAD=1``: every transaction in a worker thread, as with ``--durability
   full`` but without its syncs (session 19: dearer than on the event loop).
 - ``NIMMT_DB_ACK_WAIT=S``: a decision's acknowledgement is held at most S seconds

@@ -118,11 +118,11 @@ class AsyncStore:
     #: "The parts of a fold now go apart")
     FOLD_GAP = 0.05
     #: scheduler passes a write waits at most before it leads a transaction, for the
-    #: writes of the tasks that are ready to join it (with one pass instead of two, a
-    #: saturated server made 40% more transactions a turn and fewer turns:
-    #: benchmarks/README.md, "Tried and not kept"); a pass that brought no write ends the
-    #: wait (at held load most writes come alone: "One pass for a write alone")
-    PASSES = 2
+    #: writes of the tasks that are ready to join it; a pass that brought no write ends
+    #: the wait. One: with two, a saturated server made 27% fewer transactions but fewer
+    #: turns too, its tables waiting longer for their reveals (benchmarks/README.md,
+    #: "The upkeep beside the writes, one pass for company")
+    PASSES = 1
 
     def __init__(self, store: Store, *, max_backlog: int = MAX_BACKLOG,
                  on_health: Callable[[StorageWriteError | None], None] | None = None) -> None:
@@ -149,6 +149,10 @@ class AsyncStore:
         self._next_table = store.peek_next_table()
         self._checkpointer: Checkpointer | None = store.checkpointer()
         self._fold_after = float("-inf")  # (trio time) no part of a fold before then
+        self._checkpoint_due = False  # the log has outgrown its bound: the writer checkpoints
+        self._keeping = False  # ``keep_up`` runs: the leader leaves the upkeep to it
+        self._upkeep_wanted = trio.Event()  # (set when a transaction finds upkeep due)
+        self._closed = False
 
     @classmethod
     async def open(cls, path: str | None = None, *, durability: str = "normal",
@@ -182,36 +186,78 @@ class AsyncStore:
                 await trio.lowlevel.cancel_shielded_checkpoint()
                 if len(self._queue) == queued:  # nobody came (a write alone): no second pass
                     break
-            store = self.store
-            if self._in_loop and not self._connection.locked():
-                # most transactions: no read under way, no look at the log's size and no
-                # part of a fold due now, so nothing to wait for: no other task runs until
-                # the queue is written
-                while self._wanted and self.commits % 8 and not self._fold_now():
+            while True:
+                if self._in_loop and not self._connection.locked():
+                    # most transactions: no read and no upkeep under way, so nothing to
+                    # wait for: no other task runs until the queue is written
                     self._write_queue()
-            if self._wanted:
-                with trio.CancelScope(shield=True):
-                    async with self._connection:
-                        while self._wanted:
-                            # (a stat of the log file every few transactions: it grows
-                            # by a few pages a transaction, the bound is 4 MiB)
-                            if self.commits % 8 == 0 and store.log_too_big():
-                                await trio.to_thread.run_sync(self._checkpoint)
-                            if self._fold_now():  # (the writes wait: a few ms, in a thread;
-                                # one part of the tables at a time, FOLD_GAP apart)
-                                await trio.to_thread.run_sync(store.fold_part)
-                                self._fold_after = trio.current_time() + self.FOLD_GAP
-                            if self._in_loop:
-                                self._write_queue()
-                            else:  # every transaction synced: the wait is on the disk
-                                self._wanted = False
-                                batch = list(self._queue)
-                                outcome = await trio.to_thread.run_sync(self._write_group,
-                                                                        _calls(batch))
-                                self._settle(batch, *outcome)
+                if self._wanted:
+                    with trio.CancelScope(shield=True):
+                        async with self._connection:
+                            while self._wanted:
+                                if self._in_loop:
+                                    self._write_queue()
+                                else:  # every transaction synced: the wait is on the disk
+                                    self._wanted = False
+                                    batch = list(self._queue)
+                                    outcome = await trio.to_thread.run_sync(
+                                        self._write_group, _calls(batch))
+                                    self._settle(batch, *outcome)
+                if self._keeping or not self._upkeep_now():
+                    break
+                # nobody keeps the store up (``keep_up`` is not running): the leader does,
+                # after the writes it found; then it writes what came meanwhile
+                await self._upkeep()
+                if not self._wanted:
+                    break
         finally:
             self._leading = False
             self._next_round()
+
+    # ------------------------------------------------------------------ the upkeep
+
+    async def keep_up(self) -> None:
+        """Keep the store up beside the writes, until cancelled (the server runs this in
+        its nursery): a part of a fold when one is due (``FOLD_GAP`` apart), the writer's
+        own checkpoint when the log has outgrown its bound. Each waits for the
+        transaction under way and holds up only the writes handed in while it runs: the
+        writes that found it due are on disk first. Without this task the writer does
+        the upkeep itself, after the transaction that found it due."""
+        self._keeping = True
+        try:
+            while not self._closed:
+                if self.failing is None and self._upkeep_now():
+                    try:
+                        await self._upkeep()
+                    except Exception:  # a bug here must not stop the server: said, and on
+                        log.exception("the database's upkeep failed")
+                        self._checkpoint_due = False
+                        self._fold_after = trio.current_time() + self.FOLD_GAP
+                elif self.failing is None and self.store.fold_due():
+                    await trio.sleep_until(self._fold_after)  # the next part of this fold
+                else:  # until a transaction finds some due
+                    self._upkeep_wanted = trio.Event()
+                    await self._upkeep_wanted.wait()
+        finally:
+            self._keeping = False
+
+    def _upkeep_now(self) -> bool:
+        """Whether a checkpoint of the writer, or the next part of a fold, is due now."""
+        return self._checkpoint_due or self._fold_now()
+
+    async def _upkeep(self) -> None:
+        """Between two transactions (the writes handed in meanwhile wait): the writer's
+        own checkpoint if due, then the next part of a fold if due, each in a thread."""
+        with trio.CancelScope(shield=True):
+            async with self._connection:
+                if self._closed:
+                    return
+                if self._checkpoint_due:
+                    self._checkpoint_due = False
+                    await trio.to_thread.run_sync(self._checkpoint)
+                if self._fold_now():  # (a few ms: one part of the tables at a time)
+                    await trio.to_thread.run_sync(self.store.fold_part)
+                    self._fold_after = trio.current_time() + self.FOLD_GAP
 
     def _fold_now(self) -> bool:
         """Whether the next part of a fold is due now (``Store.fold_due``, ``FOLD_GAP`` after
@@ -261,6 +307,12 @@ class AsyncStore:
             self.commits += 1
             if self._checkpointer is not None:
                 self._checkpointer.poke()
+            # (a look at the log's size every few transactions: it grows by a few pages
+            # a transaction, the bound is 4 MiB)
+            if self.commits % 8 == 0 and self.store.log_too_big():
+                self._checkpoint_due = True
+            if self._checkpoint_due or self.store.fold_due():
+                self._upkeep_wanted.set()
         dropped = self._drop() if error is not None and len(self._queue) > self.max_backlog else None
         self._health(error, dropped)
         for write in batch:
@@ -402,6 +454,8 @@ class AsyncStore:
         if self._queue or self._leading:
             await self._try_queue()
         async with self._connection:
+            self._closed = True
+            self._upkeep_wanted.set()  # (``keep_up`` ends)
             if self._checkpointer is not None:
                 await trio.to_thread.run_sync(self._checkpointer.stop)
             await trio.to_thread.run_sync(self.store.close)
