@@ -187,7 +187,7 @@ class AsyncStore:
                 if len(self._queue) == queued:  # nobody came (a write alone): no second pass
                     break
             while True:
-                if self._in_loop and not self._connection.locked():
+                if self._wanted and self._in_loop and not self._connection.locked():
                     # most transactions: no read and no upkeep under way, so nothing to
                     # wait for: no other task runs until the queue is written
                     self._write_queue()
