@@ -225,6 +225,20 @@ async def test_the_write_ahead_log_stays_small_while_bot_tables_play_at_full_spe
     assert biggest <= Store.WAL_LIMIT + 1024 * 1024, f"the log reached {biggest:,} bytes"
 
 
+async def test_a_server_keeps_its_store_up_in_a_task_of_its_own(tmp_path: Path) -> None:
+    """The folds and the writer's checkpoints of a server's store are made beside the
+    writes (``AsyncStore.keep_up`` in the server's nursery), not by a table's write."""
+    store = await AsyncStore.open(str(tmp_path / "nimmt.db"))
+    assert not store.keeping
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config(), store=store)
+        await trio.testing.wait_all_tasks_blocked()
+        assert store.keeping
+        await server.shutdown()
+    assert not store.keeping
+    await store.aclose()
+
+
 # ----------------------------------------------------------------- a path with # or ?
 
 

@@ -169,6 +169,12 @@ class AsyncStore:
         return len(self._queue)
 
     @property
+    def keeping(self) -> bool:
+        """Whether ``keep_up`` runs (then no write waits for an upkeep that came due
+        before it was handed in)."""
+        return self._keeping
+
+    @property
     def given_up(self) -> bool:
         """Whether writes were dropped since storage last worked."""
         return self.dropped is not None
