@@ -170,8 +170,8 @@ class AsyncStore:
 
     @property
     def keeping(self) -> bool:
-        """Whether ``keep_up`` runs (then no write waits for an upkeep that came due
-        before it was handed in)."""
+        """Whether ``keep_up`` runs (then the upkeep is made beside the writes, and the
+        writes of the transaction that found it due never wait for it)."""
         return self._keeping
 
     @property
