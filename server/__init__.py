@@ -18,8 +18,8 @@ from .config import (
     load_config,
     load_config_text,
 )
-from .match import Match
-from .table import Table
+from .game.match import Match
+from .tables.table import Table
 
 __all__ = [
     "Server",

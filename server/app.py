@@ -21,13 +21,13 @@ import trio
 
 from nimmt import protocol as P
 
-from .addresses import join_hint
-from .connection import ClientConnection, peer_address
+from .net.addresses import join_hint
+from .net.connection import ClientConnection, peer_address
 from .config import ServerConfig
-from .limits import Admission, LogLimiter, flooding_text, left_out
-from .lobby import Lobby
+from .sessions.limits import Admission, LogLimiter, flooding_text, left_out
+from .lobby.lobby import Lobby
 from .storage import MEMORY, AsyncStore
-from .thinking import ThinkPool
+from .thinking.pool import ThinkPool
 
 __all__ = ["Server", "start_server", "run_server"]
 

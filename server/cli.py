@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import trio
 
-from .addresses import join_hint, lan_addresses
+from .net.addresses import join_hint, lan_addresses
 from .config import DEFAULT_PORT, LOG_LEVELS, ConfigError, ServerConfig, load_config
 
 __all__ = ["main", "parse_args", "config_from_args", "lan_addresses", "join_hint"]

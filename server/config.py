@@ -98,7 +98,7 @@ class TableSettings:
     # each seat's reserve for a game (Board Game Arena's "extra time"): a decision not
     # made by its deadline draws on it before the autopilot decides (match_bank)
     time_bank: float = 0.0
-    # finished games update the ratings of its claimed players (server/ratings.py)
+    # finished games update the ratings of its claimed players (server/ladder/ratings.py)
     rated: bool = False
     warn_before: float = 5.0  # players who have not decided are warned this long before
     abandon_after: float = 600.0  # nobody connected this long: the table is closed

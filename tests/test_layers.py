@@ -46,6 +46,24 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }  # fmt: skip
 
 
+#: The server's rooms (its sub-packages and top modules), lowest first: a room may
+#: import the rooms below it, never one above (docs/SERVER.md, "How the server is
+#: built"). A module belongs to the room of its longest matching name.
+SERVER_ROOMS: tuple[tuple[str, ...], ...] = (
+    ("nimmt.server.config",),
+    ("nimmt.server.storage",),
+    ("nimmt.server.ladder",),
+    ("nimmt.server.thinking",),
+    ("nimmt.server.game",),
+    ("nimmt.server.sessions",),
+    ("nimmt.server.tables",),
+    ("nimmt.server.lobby",),
+    ("nimmt.server.net",),
+    ("nimmt.server.records",),
+    ("nimmt.server", "nimmt.server.app", "nimmt.server.cli", "nimmt.server.__main__"),
+)
+
+
 # ----------------------------------------------------------------- the checker
 
 
@@ -150,6 +168,27 @@ def layer_violations(
         if here != there and there not in allowed:
             may = ", ".join(allowed) or "nothing of ours"
             out.append(f"{edge}: the {here} layer may import {may}, not the {there} layer")
+    return out
+
+
+def room_of(module: str, rooms: tuple[tuple[str, ...], ...]) -> int | None:
+    """The index of the room ``module`` is in (its longest matching name), None: not in one."""
+    best: tuple[int, int] | None = None
+    for index, names in enumerate(rooms):
+        for name in names:
+            if module == name or module.startswith(name + "."):
+                if best is None or len(name) > best[0]:
+                    best = (len(name), index)
+    return best[1] if best else None
+
+
+def room_violations(edges: list[Import], rooms: tuple[tuple[str, ...], ...]) -> list[str]:
+    out = []
+    for edge in edges:
+        here, there = room_of(edge.module, rooms), room_of(edge.target, rooms)
+        if here is None or there is None or there <= here:
+            continue
+        out.append(f"{edge}: {rooms[here][0]} is below {rooms[there][0]} and may not import it")
     return out
 
 
@@ -278,7 +317,7 @@ def test_the_checker_sees_the_imports_it_must() -> None:
     assert ("nimmt.bots.basic", "nimmt.engine") in edges  # from nimmt.engine import ...
     assert ("nimmt.engine.records.parse", "nimmt.engine.records.format") in edges  # from .format
     assert ("nimmt.engine.records.build", "nimmt.engine.game") in edges  # from ..game import Game
-    assert ("nimmt.server.replay_command", "nimmt.engine.records") in edges
+    assert ("nimmt.server.records.replay", "nimmt.engine.records") in edges
     # (imports inside functions and under TYPE_CHECKING: see the planted tree below)
 
 
@@ -292,6 +331,37 @@ def test_layers_go_one_way(package: str) -> None:
 def test_no_import_cycles(package: str) -> None:
     cycles = [c for c in import_cycles(EDGES) if any(_in_package(m, package) for m in c.members)]
     assert not cycles, f"{len(cycles)} import cycle(s):\n" + "\n".join(map(str, cycles))
+
+
+def test_every_server_module_is_in_a_room() -> None:
+    lost = [m for m in MODULES if _in_package(m, "nimmt.server") and room_of(m, SERVER_ROOMS) is None]
+    assert not lost, f"server modules in no room (add them to SERVER_ROOMS): {lost}"
+    for names in SERVER_ROOMS:
+        for name in names:
+            assert name in MODULES, f"SERVER_ROOMS names {name}, which is not a module"
+
+
+def test_the_servers_rooms_import_only_the_rooms_below() -> None:
+    server = [e for e in EDGES if _in_package(e.module, "nimmt.server")]
+    assert ("nimmt.server.tables.table", "nimmt.server.game.match") in {(e.module, e.target) for e in server}
+    bad = room_violations(server, SERVER_ROOMS)
+    assert not bad, f"{len(bad)} import(s) against the server's rooms:\n" + "\n".join(bad)
+
+
+def test_the_room_checker_catches_an_import_upwards() -> None:
+    rooms = (("nimmt.server.storage",), ("nimmt.server.game",), ("nimmt.server",))
+    edges = [
+        Import("nimmt.server.game.match", "nimmt.server.storage.facts", 3),  # down: fine
+        Import("nimmt.server.storage.store", "nimmt.server.game.io", 7),  # up: not
+        Import("nimmt.server.game.match", "nimmt.server.game.io", 9),  # inside a room: fine
+        Import("nimmt.server.game.io", "nimmt.server.app", 11),  # up to the top: not
+    ]
+    assert room_violations(edges, rooms) == [
+        "nimmt.server.storage.store imports nimmt.server.game.io (line 7): "
+        "nimmt.server.storage is below nimmt.server.game and may not import it",
+        "nimmt.server.game.io imports nimmt.server.app (line 11): "
+        "nimmt.server.game is below nimmt.server and may not import it",
+    ]
 
 
 def test_no_module_hides_its_imports() -> None:

@@ -78,7 +78,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             PRIMARY KEY (table_id, token_hash)) WITHOUT ROWID""",
     ),
     3: (
-        # claimed names (server/claims.py): name_key is the casefolded name; digest:
+        # claimed names (server/ladder/claims.py): name_key is the casefolded name; digest:
         # sha256(salt || key), never the key
         """CREATE TABLE claims (
             name_key TEXT PRIMARY KEY,
@@ -86,7 +86,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             salt BLOB NOT NULL,
             digest BLOB NOT NULL,
             at REAL NOT NULL) WITHOUT ROWID""",
-        # the ladder (server/ratings.py): each rated name's rating now ...
+        # the ladder (server/ladder/ratings.py): each rated name's rating now ...
         """CREATE TABLE ratings (
             name TEXT PRIMARY KEY,
             mu REAL NOT NULL,

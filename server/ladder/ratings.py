@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from .storage.ladder import RatingChange, StoredRating
+from ..storage.ladder import RatingChange, StoredRating
 
 __all__ = ["Ladder", "Rating", "bot_name", "ordinal"]
 

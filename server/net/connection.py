@@ -25,10 +25,10 @@ import trio
 from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
-from .config import ServerConfig
-from .limits import Admission, LogLimiter, TokenBucket, left_out
-from .lobby import Lobby
-from .session import Session
+from ..config import ServerConfig
+from ..sessions.limits import Admission, LogLimiter, TokenBucket, left_out
+from ..lobby.lobby import Lobby
+from ..sessions.session import Session
 
 __all__ = ["ClientConnection"]
 

@@ -38,11 +38,11 @@ import trio
 from nimmt import protocol as P
 from nimmt.bots import StrategyError, parse_strategy
 
-from .claims import name_key
-from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
-from .ladder import LadderDesk
-from .ladder_queue import Entry, Formed, LadderQueue
-from .session import Session
+from ..ladder.claims import name_key
+from ..config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
+from ..ladder.desk import LadderDesk
+from ..ladder.queue import Entry, Formed, LadderQueue
+from ..sessions.session import Session
 
 __all__ = ["QueueDesk", "QUEUED_EVERY", "UNCLAIMED_IN_QUEUE"]
 

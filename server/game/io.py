@@ -16,7 +16,7 @@ from typing import Any
 from nimmt import protocol as P
 from nimmt.engine import Decision, Record, View
 
-from .storage.facts import Fact
+from ..storage.facts import Fact
 
 __all__ = [
     "Who",

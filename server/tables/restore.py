@@ -26,11 +26,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .config import ConfigError, TableSettings
-from .match import Dealer, Match
-from .match_data import deal_to_data, decision_to_data, rng_to_data
-from .room import Member, SeatState
-from .storage import Fact, FactError, StoredTable, deal_from, decision_from, rebuild_game
+from ..config import ConfigError, TableSettings
+from ..game.match import Dealer, Match
+from ..game.data import deal_to_data, decision_to_data, rng_to_data
+from ..game.room import Member, SeatState
+from ..storage import Fact, FactError, StoredTable, deal_from, decision_from, rebuild_game
 
 __all__ = ["RestoredSeat", "RestoreError", "restore_match", "seats_left", "skip_on_restore",
            "banks_left"]

@@ -20,16 +20,16 @@ import trio
 from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
-from .claims import Claim, Verdict, name_key
-from .config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
-from .ladder import LadderDesk
-from .ladder_seating import QueueDesk
-from .limits import AddressMeters, TokenBucket, resuming_text
-from .ratings import ordinal
-from .restore import RestoreError, restore_match, skip_on_restore
-from .session import Link, Session, new_token
-from .storage import AsyncStore, StorageWriteError, hash_token
-from .table import Table, storage_notice
+from ..ladder.claims import Claim, Verdict, name_key
+from ..config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
+from ..ladder.desk import LadderDesk
+from .seating import QueueDesk
+from ..sessions.limits import AddressMeters, TokenBucket, resuming_text
+from ..ladder.ratings import ordinal
+from ..tables.restore import RestoreError, restore_match, skip_on_restore
+from ..sessions.session import Link, Session, new_token
+from ..storage import AsyncStore, StorageWriteError, hash_token
+from ..tables.table import Table, storage_notice
 
 __all__ = ["Lobby", "SERVER_SOFTWARE"]
 
@@ -72,9 +72,9 @@ class Lobby:
         self.dealer: Any = None
         #: the database (None: nothing is kept); set by the server before it serves
         self.store: AsyncStore | None = None
-        #: claimed names and ratings (server/ladder.py), kept in ``store`` if any
+        #: claimed names and ratings (server/ladder/desk.py), kept in ``store`` if any
         self.ladder = LadderDesk()
-        #: the ladder queue (server/ladder_seating.py): players waiting for a rated table
+        #: the ladder queue (server/lobby/seating.py): players waiting for a rated table
         self.ladder_queue = QueueDesk(self)
         #: sessions of restored seats, by their token's hash, until their client says hello
         self._restored: dict[str, Session] = {}

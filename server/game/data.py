@@ -11,8 +11,8 @@ from nimmt import protocol as P
 from nimmt.engine import ChooseRow, ChooseTie, Commit, Deal, Decision, DraftPick, End, Place
 from nimmt.engine import FairDeal
 
-from .match_bank import Bank
-from .match_io import BotDecided, Disconnected, Greet, Input, Reconnected, Request, Who
+from .bank import Bank
+from .io import BotDecided, Disconnected, Greet, Input, Reconnected, Request, Who
 
 __all__ = [
     "decision_to_data",

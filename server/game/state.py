@@ -27,11 +27,11 @@ from nimmt.engine import Deal, Decision, FairDeal, Game, commitment_of
 from nimmt.engine.fair_deal import SEED_BYTES
 
 from . import translate
-from .config import TableSettings
-from .match_events import Queued
-from .match_io import Effects, Input, Request, Who
+from ..config import TableSettings
+from .events import Queued
+from .io import Effects, Input, Request, Who
 from .room import Room
-from .storage.facts import Fact
+from ..storage.facts import Fact
 
 __all__ = ["MatchState", "Dealer", "MAX_SPECTATORS", "SPECTATOR_GRACE", "MAX_DEFERRED", "log"]
 

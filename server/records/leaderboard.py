@@ -12,10 +12,10 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from .ladder import TREND_GAMES, is_bot, rank_board
-from .ratings import ordinal
-from .storage import Store
-from .storage.ladder import LadderRow, ladder_rows
+from ..ladder.desk import TREND_GAMES, is_bot, rank_board
+from ..ladder.ratings import ordinal
+from ..storage import Store
+from ..storage.ladder import LadderRow, ladder_rows
 
 __all__ = ["TREND_GAMES", "leaderboard", "ladder_lines", "ladder_json"]
 

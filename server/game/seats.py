@@ -17,13 +17,13 @@ from nimmt import protocol as P
 from nimmt.bots import DEFAULT_LEVEL, StrategyError, parse_strategy
 
 from . import translate
-from .match_game import begin, decide
-from .match_timing import pause, resume
-from .match_io import Who
-from .match_rules import refusal
-from .match_state import MatchState
+from .play import begin, decide
+from .timing import pause, resume
+from .io import Who
+from .rules import refusal
+from .state import MatchState
 from .room import Member, SeatState
-from .storage.facts import left_fact, seat_fact
+from ..storage.facts import left_fact, seat_fact
 
 __all__ = ["request", "back", "greet", "away", "place_bot", "spectators_expire_at", "expire_spectators"]
 

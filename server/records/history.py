@@ -12,7 +12,7 @@ opened read-only: it may be read while the server runs. Exit status: 0 ok, 1
 no such game or a record that does not replay, 2 a usage error or a database
 that cannot be read.
 
-``nimmt.server.replay_command`` (the ``nimmt-replay`` command) hands every
+``nimmt.server.records.replay`` (the ``nimmt-replay`` command) hands every
 command line with ``--db`` to ``main`` here.
 """
 
@@ -29,8 +29,8 @@ from typing import TextIO
 from nimmt.engine import RecordError, Replay, RecordStart
 from nimmt.engine.records import Narrator, event_to_json, step_lines
 
-from .ladder_command import ladder_json, ladder_lines, leaderboard
-from .storage import GameSummary, NoSuchGame, PlayerStats, StorageError, Store, default_path
+from .leaderboard import ladder_json, ladder_lines, leaderboard
+from ..storage import GameSummary, NoSuchGame, PlayerStats, StorageError, Store, default_path
 
 __all__ = ["main", "wants_history", "list_lines", "list_json", "player_lines", "open_store"]
 

@@ -41,13 +41,15 @@ from nimmt.engine import (
 )
 from nimmt.engine.records import claim_for
 
-from . import match_bank, translate
-from .match_data import fair_to_data
-from .match_events import paced
-from .match_io import Finished, Who
-from .match_rules import NO_GAME, refusal
-from .match_state import MatchState, log
-from .storage.facts import deal_fact, decision_fact, game_started_fact
+from . import bank as match_bank
+
+from . import translate
+from .data import fair_to_data
+from .events import paced
+from .io import Finished, Who
+from .rules import NO_GAME, refusal
+from .state import MatchState, log
+from ..storage.facts import deal_fact, decision_fact, game_started_fact
 
 __all__ = ["begin", "decide", "apply", "bot_decided", "broadcast", "game_over"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .match_state import MatchState
+from .state import MatchState
 
 __all__ = ["Bank", "enabled", "left", "seat_deadline", "spend", "notice_due", "noticed"]
 

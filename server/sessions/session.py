@@ -16,7 +16,7 @@ import secrets
 from typing import Any, Protocol
 
 from .limits import ResumeMeter, TokenBucket
-from .storage import hash_token
+from ..storage import hash_token
 
 __all__ = ["Session", "Link", "TableRef", "new_token"]
 

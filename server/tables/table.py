@@ -49,13 +49,13 @@ import trio
 from nimmt import protocol as P
 from nimmt.bots import TIMED, HeuristicStrategy, Strategy, make_strategy, parse_strategy
 
-from .config import TableSettings
-from .match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
-from .match_io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
-from .room import SeatState
-from .session import Session
-from .storage import AsyncStore, Fact, PendingWrite, StorageWriteError, options_to_json
-from .thinking import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool
+from ..config import TableSettings
+from ..game.match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
+from ..game.io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
+from ..game.room import SeatState
+from ..sessions.session import Session
+from ..storage import AsyncStore, Fact, PendingWrite, StorageWriteError, options_to_json
+from ..thinking.pool import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "storage_notice",
            "stored_settings"]

@@ -5,7 +5,7 @@ line); a record that contradicts the rules is rejected with an error naming
 the round, turn and seat. Exit status: 0 when the record replays (to its end or
 to where it stops), 1 when the record is invalid or contradicts the rules, 2 for
 a usage error or a file that cannot be read. Run as
-``python -m nimmt.server.replay_command`` as well. The record format is
+``python -m nimmt.server.records.replay`` as well. The record format is
 described in docs/RECORD.md.
 
 With ``--spectator`` (a record file, or ``--db PATH GAME_ID``) it prints the
@@ -56,10 +56,10 @@ from nimmt.engine.records import (
     step_lines,
 )
 
-from . import translate
-from .history_command import main as history_main
-from .history_command import open_store, wants_history
-from .match_events import messages_for
+from ..game import translate
+from .history import main as history_main
+from .history import open_store, wants_history
+from ..game.events import messages_for
 
 __all__ = ["main", "spectator_messages", "verify_main"]
 
@@ -175,7 +175,7 @@ def _load(game: str, db: str | None, err: TextIO) -> _Loaded | int:
             return record
         name = os.path.splitext(os.path.basename(game))[0] if game != "-" else ""
         return _Loaded(record, game if game != "-" else "<stdin>", "replay", name)
-    from .storage import NoSuchGame
+    from ..storage import NoSuchGame
 
     if not game.isdigit():
         err.write(f"{PROG}: with --db give a game id (a number), not {game!r}\n")

@@ -26,8 +26,8 @@ from nimmt import protocol as P
 
 from .claims import Claim, ClaimBook, Verdict, name_key
 from .ratings import Ladder, bot_name, ordinal
-from .storage import AsyncStore
-from .storage.ladder import (
+from ..storage import AsyncStore
+from ..storage.ladder import (
     RatingChange,
     StoredClaim,
     load_claims,

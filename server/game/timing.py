@@ -38,12 +38,12 @@ from nimmt.engine import (
     TurnStarted,
 )
 
-from . import match_bank
-from .match_events import log_line, messages_for
-from .match_game import decision_key, game_over
-from .match_io import Think, Who
-from .match_rules import refusal
-from .match_state import MatchState
+from . import bank as match_bank
+from .events import log_line, messages_for
+from .play import decision_key, game_over
+from .io import Think, Who
+from .rules import refusal
+from .state import MatchState
 
 __all__ = ["wake_at", "open_decision", "warn_at", "warn", "due_seat", "think", "send_due_steps",
            "pause", "resume", "pause_ends_at"]

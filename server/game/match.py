@@ -35,9 +35,15 @@ from typing import Any
 from nimmt import protocol as P
 from nimmt.engine import Deal, Event, Game
 
-from . import match_game, match_seats, match_timing, translate
-from .config import TableSettings
-from .match_data import (
+from . import play as match_game
+
+from . import seats as match_seats
+
+from . import timing as match_timing
+
+from . import translate
+from ..config import TableSettings
+from .data import (
     bank_from_data,
     bank_to_data,
     deal_from_data,
@@ -51,8 +57,8 @@ from .match_data import (
     rng_from_data,
     rng_to_data,
 )
-from .match_io import BotDecided, Disconnected, Effects, Greet, Input, Reconnected, Request
-from .match_state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState
+from .io import BotDecided, Disconnected, Effects, Greet, Input, Reconnected, Request
+from .state import MAX_DEFERRED, MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, MatchState
 from .room import Member, Room, SeatState
 
 __all__ = ["Match", "Dealer", "MAX_SPECTATORS", "SPECTATOR_GRACE", "MAX_DEFERRED"]

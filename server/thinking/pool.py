@@ -22,7 +22,7 @@ few worker processes and await the answer without blocking the event loop:
   it is ready, so its start-up (a few tenths of a second) counts against no
   job's deadline: a job that cannot wait that long fails, the worker lives on;
   the workers are stopped, and waited for, when ``run`` ends (server shutdown);
-* a worker is ``python -m nimmt.server.think_worker FD PID``, talking over a socket
+* a worker is ``python -m nimmt.server.thinking.worker FD PID``, talking over a socket
   pair: a plain new interpreter, not a fork of the server (trio and its threads stay
   behind) nor multiprocessing's spawn (which re-runs the main script of whatever
   program embeds the server). A worker dies with its server (``PID``), even in the
@@ -53,7 +53,7 @@ import trio
 
 from nimmt.engine import Decision, View
 
-from .think_queue import ThinkQueue
+from .queue import ThinkQueue
 
 __all__ = ["ThinkPool", "ThinkFailed", "ThinkRefused", "PoolStopped", "Thought",
            "default_workers", "MAX_STATE_BYTES", "QUEUE_PER_TABLE", "QUEUE_PER_WORKER"]
@@ -260,7 +260,7 @@ class ThinkPool:
         mine, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "nimmt.server.think_worker", str(theirs.fileno()),
+                [sys.executable, "-m", "nimmt.server.thinking.worker", str(theirs.fileno()),
                  str(os.getpid())],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
         finally:

@@ -11,7 +11,7 @@ from typing import Any
 
 from nimmt import protocol as P
 
-from .ratings import bot_name
+from ..ladder.ratings import bot_name
 
 __all__ = ["Member", "SeatState", "Room", "NAME_MAX"]
 

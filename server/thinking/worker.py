@@ -1,4 +1,4 @@
-"""A think worker (``python -m nimmt.server.think_worker FD PID``): decides the views it is sent.
+"""A think worker (``python -m nimmt.server.thinking.worker FD PID``): decides the views it is sent.
 
 Started by ``thinking.ThinkPool``; says ``("ready",)`` once its imports are
 done, then reads ``(spec, seed, view, state)`` from the socket ``FD`` and answers
@@ -35,7 +35,7 @@ from typing import Any
 
 from nimmt.bots import STRATEGIES, Strategy, make_strategy, parse_strategy
 
-from .thinking import MAX_STATE_BYTES
+from .pool import MAX_STATE_BYTES
 
 __all__ = ["WORKER_NICENESS", "die_with", "load_strategy", "save_strategy"]
 

@@ -1,0 +1,12 @@
+"""nimmt.server.tables: the table actor (trio) around a sans-IO ``Match``.
+
+- ``table.py``: ``Table``: one task a table that takes its inputs in the order
+  they arrived, writes what the match decided and delivers its messages once
+  their writes are on disk;
+- ``restore.py``: a table brought back from the database after a restart.
+"""
+
+from .restore import RestoreError, restore_match, skip_on_restore
+from .table import Table, storage_notice
+
+__all__ = ["Table", "storage_notice", "RestoreError", "restore_match", "skip_on_restore"]
