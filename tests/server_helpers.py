@@ -297,7 +297,7 @@ async def play_all(players: list[Player]) -> list[P.GameOver]:
 
 def fixed_dealer(first: Any) -> Callable[..., Any]:
     """A dealer whose first deal is ``first`` (an engine ``Deal``); then shuffled."""
-    from nimmt.server.translate import random_deal
+    from nimmt.server.game.translate import random_deal
 
     used = []
 

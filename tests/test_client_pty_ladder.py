@@ -13,7 +13,7 @@ from pty_helpers import PtyProcess, client_argv
 from real_server import running_server
 from test_ladder_ratings import play_rated_game
 
-from nimmt.server.ratings import Ladder
+from nimmt.server.ladder.ratings import Ladder
 
 #: a leaderboard line: rank, (⚙ for a bot), name, rating, games, trend
 ROW = re.compile(r"(\d+)  (?:⚙ |  )(\S+) +(-?\d+\.\d\d) +(\d+) +([+-]\d+\.\d\d)")

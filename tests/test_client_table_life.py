@@ -21,8 +21,8 @@ from nimmt.client.tui import render, sheets
 from nimmt.client.tui.layout import Screen
 from nimmt.client.tui.state import FORM_FIELDS, CreateForm
 from nimmt.engine import Options, record_from_game
-from nimmt.server.replay_command import main as replay_main
-from nimmt.server.replay_command import spectator_messages
+from nimmt.server.records.replay import main as replay_main
+from nimmt.server.records.replay import spectator_messages
 
 NAMES = ["Ann", "Bob", "Cat", "Dan"]
 

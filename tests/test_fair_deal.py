@@ -32,7 +32,7 @@ from nimmt.engine import (
 )
 from nimmt.engine.fair_deal import deal_key, shuffled
 from nimmt.engine.records import claim_for
-from nimmt.server.replay_command import main as replay_main
+from nimmt.server.records.replay import main as replay_main
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 

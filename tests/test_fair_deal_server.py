@@ -17,7 +17,7 @@ import trio
 from nimmt import protocol as P
 from nimmt.engine import record_from_json
 from nimmt.server import start_server
-from nimmt.server.replay_command import main as replay_main
+from nimmt.server.records.replay import main as replay_main
 from nimmt.server.storage import AsyncStore, Store
 from real_server import running_server
 from server_helpers import Player, ScriptClient, make_config, play_all

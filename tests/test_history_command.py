@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from nimmt.engine import Options, record_from_game, record_from_json
-from nimmt.server.history_command import main, wants_history
-from nimmt.server.replay_command import main as replay_main
+from nimmt.server.records.history import main, wants_history
+from nimmt.server.records.replay import main as replay_main
 from nimmt.server.storage import Store
 
 from storage_helpers import play_game

@@ -19,10 +19,10 @@ import trio
 from nimmt import protocol as P
 from nimmt.protocol import CLIENT, SERVER, Connection, LocalProtocolError, RemoteProtocolError
 from nimmt.protocol.examples import LIMITS
-from nimmt.server.claims import new_key
-from nimmt.server.ladder import TREND_GAMES, LadderDesk, rank_board
-from nimmt.server.ladder_command import leaderboard
-from nimmt.server.ratings import Ladder
+from nimmt.server.ladder.claims import new_key
+from nimmt.server.ladder.desk import TREND_GAMES, LadderDesk, rank_board
+from nimmt.server.records.leaderboard import leaderboard
+from nimmt.server.ladder.ratings import Ladder
 from nimmt.server.storage import AsyncStore, Store
 from nimmt.server.storage.ladder import RatingChange, ladder_rows, save_ratings
 from nimmt.server import start_server

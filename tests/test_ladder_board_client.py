@@ -20,7 +20,7 @@ from nimmt import protocol as P
 from nimmt.client import connect
 from nimmt.client.leaderboard import PAGE_ROWS
 from nimmt.client.tui import render
-from nimmt.server.replay_command import main as replay_main
+from nimmt.server.records.replay import main as replay_main
 from nimmt.server.storage import Store
 
 

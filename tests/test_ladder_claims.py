@@ -15,7 +15,7 @@ import trio.testing
 
 from nimmt import protocol as P
 from nimmt.server import start_server
-from nimmt.server.claims import ClaimBook
+from nimmt.server.ladder.claims import ClaimBook
 from nimmt.server.storage import AsyncStore
 from server_helpers import ScriptClient, make_config
 

@@ -14,7 +14,7 @@ from nimmt import protocol as P
 from nimmt.bots.sdk import play_async, verify_game
 from nimmt.client.net import JOIN_ENTROPY_BYTES, ClientConnection
 from nimmt.engine import Phase
-from nimmt.server.replay_command import main as replay_main
+from nimmt.server.records.replay import main as replay_main
 from nimmt.server.storage import Store
 from real_server import running_server
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import random
 
-from nimmt.server.ladder_queue import Entry, LadderQueue, Standing
+from nimmt.server.ladder.queue import Entry, LadderQueue, Standing
 
 
 def entry(who: int, rating: float = 0.0, *, since: float = 0.0, seats: int = 4,

@@ -15,7 +15,7 @@ from nimmt.client.model import TableModel
 from nimmt.client.net import connect
 from nimmt.client.tui.state import CreateForm
 from nimmt.server import start_server
-from nimmt.server.ladder_seating import QUEUED_EVERY
+from nimmt.server.lobby.seating import QUEUED_EVERY
 from real_server import running_server
 from server_helpers import ScriptClient, make_config, serve_memory
 from test_ladder_queue_server import KEY, QUICK, claimed

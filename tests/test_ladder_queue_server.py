@@ -10,7 +10,7 @@ import trio
 from nimmt import protocol as P
 from nimmt.server import start_server
 from nimmt.server.config import ServerConfig
-from nimmt.server.ratings import Rating
+from nimmt.server.ladder.ratings import Rating
 from server_helpers import (
     Player,
     ScriptClient,

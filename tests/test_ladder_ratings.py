@@ -18,9 +18,9 @@ import trio
 from openskill.models import PlackettLuce
 
 from nimmt import protocol as P
-from nimmt.server.ladder_command import ladder_lines
-from nimmt.server.ratings import Ladder, bot_name
-from nimmt.server.replay_command import main as replay_main
+from nimmt.server.records.leaderboard import ladder_lines
+from nimmt.server.ladder.ratings import Ladder, bot_name
+from nimmt.server.records.replay import main as replay_main
 from server_helpers import Player, ScriptClient, play_all
 
 KEY = "annkey-" + "a" * 30

@@ -10,7 +10,8 @@ from pathlib import Path
 import trio
 
 from nimmt import protocol as P
-from nimmt.server import restore, start_server
+from nimmt.server import start_server
+from nimmt.server.tables import restore
 from nimmt.server.storage import AsyncStore
 from server_helpers import Player, ScriptClient, make_config, play_all, seat_players
 

@@ -15,9 +15,9 @@ import trio.testing
 from nimmt import protocol as P
 from nimmt.engine import Game, Options
 from nimmt.server.app import start_server
-from nimmt.server import think_queue
-from nimmt.server.think_queue import ThinkQueue
-from nimmt.server.thinking import ThinkPool, ThinkRefused
+from nimmt.server.thinking import queue as think_queue
+from nimmt.server.thinking.queue import ThinkQueue
+from nimmt.server.thinking.pool import ThinkPool, ThinkRefused
 from server_helpers import ScriptClient, make_config
 
 

@@ -37,7 +37,7 @@ def _workers(server: int) -> list[int]:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"nimmt.server.think_worker" in cmdline:
+        if b"nimmt.server.thinking.worker" in cmdline:
             found.append(pid)
     return found
 

@@ -17,7 +17,7 @@ import trio
 from nimmt import protocol as P
 from nimmt.server import start_server
 from nimmt.server.config import ConfigError, load_config_text
-from nimmt.server.limits import AddressMeters, LogLimiter, ResumeMeter, TokenBucket
+from nimmt.server.sessions.limits import AddressMeters, LogLimiter, ResumeMeter, TokenBucket
 from server_helpers import Closed, ScriptClient, make_config
 from test_server_limits import background, connect
 

@@ -9,8 +9,8 @@ import trio
 
 from nimmt import protocol as P
 from nimmt.server import start_server
-from nimmt.server.lobby import RESERVED_NAMES
-from nimmt.server.table import storage_notice
+from nimmt.server.lobby.lobby import RESERVED_NAMES
+from nimmt.server.tables.table import storage_notice
 from server_helpers import make_config
 from test_server_limits import background, connect
 

@@ -1,4 +1,4 @@
-"""The table's game flow (``nimmt.server.match.Match``) without trio: requests and
+"""The table's game flow (``nimmt.server.game.match.Match``) without trio: requests and
 times in, messages out. Every test drives a fake clock by hand."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from nimmt import protocol as P
 from nimmt.bots import make_strategy
 from nimmt.engine import Commit, Deal
 from nimmt.server.config import TableSettings
-from nimmt.server.match import Match
-from nimmt.server.match_io import (
+from nimmt.server.game.match import Match
+from nimmt.server.game.io import (
     BotDecided,
     Disconnected,
     Effects,
@@ -24,7 +24,7 @@ from nimmt.server.match_io import (
     Request,
     Who,
 )
-from nimmt.server.translate import random_deal
+from nimmt.server.game.translate import random_deal
 
 ANN = Who(1, "Ann", "human")
 BOB = Who(2, "Bob", "human")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from nimmt.server.replay_command import main
+from nimmt.server.records.replay import main
 
 DATA = Path(__file__).parent / "data"
 WORKED_PATH = DATA / "worked_example.json"
@@ -78,7 +78,7 @@ def test_worked_example(capsys: pytest.CaptureFixture[str]) -> None:
 def test_worked_example_as_a_module() -> None:
     env = {**os.environ, "PYTHONWARNINGS": "error"}
     proc = subprocess.run(
-        [sys.executable, "-m", "nimmt.server.replay_command", str(WORKED_PATH)],
+        [sys.executable, "-m", "nimmt.server.records.replay", str(WORKED_PATH)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -291,7 +291,7 @@ def test_an_unknown_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
 
 def test_standard_input(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "nimmt.server.replay_command", "--json", "-"],
+        [sys.executable, "-m", "nimmt.server.records.replay", "--json", "-"],
         input=WORKED_PATH.read_text(),
         capture_output=True,
         text=True,

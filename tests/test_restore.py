@@ -1,4 +1,4 @@
-"""Restoring a stored table as a ``Match`` (server/restore.py), without trio: the
+"""Restoring a stored table as a ``Match`` (server/tables/restore.py), without trio: the
 cases a SIGKILL can leave behind."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from nimmt import protocol as P
 from nimmt.engine import Options
 from nimmt.server.config import TableSettings
-from nimmt.server.match_io import Reconnected
-from nimmt.server.restore import RestoreError, restore_match
+from nimmt.server.game.io import Reconnected
+from nimmt.server.tables.restore import RestoreError, restore_match
 from nimmt.server.storage import MEMORY, Fact, Store, hash_token
 from storage_helpers import play_game
 

@@ -16,13 +16,13 @@ import msgpack
 import pytest
 
 import nimmt.server.config
-import nimmt.server.limits
+import nimmt.server.sessions.limits
 from nimmt.server import DEFAULT_PORT, ConfigError, ServerConfig, load_config_text
 from nimmt.server.cli import config_from_args, join_hint, lan_addresses, main, parse_args
 from test_protocol_bot import run_minimal_bot
 
 
-@pytest.mark.parametrize("module", [nimmt.server.config, nimmt.server.limits])
+@pytest.mark.parametrize("module", [nimmt.server.config, nimmt.server.sessions.limits])
 def test_doctests(module):
     result = doctest.testmod(module)
     assert result.attempted and not result.failed

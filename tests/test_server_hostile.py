@@ -249,7 +249,7 @@ async def test_shutdown_says_goodbye_to_everyone(autojump_clock, kind):
 
 
 async def test_a_bug_at_one_table_closes_that_table_only(autojump_clock, monkeypatch):
-    from nimmt.server import translate
+    from nimmt.server.game import translate
 
     async with trio.open_nursery() as nursery:
         server = await serve_memory(nursery, make_config())

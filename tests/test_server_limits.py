@@ -474,7 +474,8 @@ def test_the_limit_settings_are_validated_and_documented():
     from pathlib import Path
 
     from nimmt.server import ConfigError, load_config_text
-    from nimmt.server import limits, lobby
+    from nimmt.server.lobby import lobby
+    from nimmt.server.sessions import limits
 
     config = load_config_text("max_per_address = 8\nframe_timeout = 5\n")
     assert (config.max_per_address, config.frame_timeout) == (8, 5.0)
@@ -495,7 +496,7 @@ def test_the_limit_settings_are_validated_and_documented():
 
 
 def test_admission_forgets_everyone_who_is_gone():
-    from nimmt.server.limits import Admission
+    from nimmt.server.sessions.limits import Admission
 
     gate = Admission(connections=100, per_address=50, unwelcomed=12, unwelcomed_per_address=3)
     evicted = []

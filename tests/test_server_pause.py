@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nimmt import protocol as P
-from nimmt.server.match_io import Disconnected
+from nimmt.server.game.io import Disconnected
 from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
 
 
@@ -101,7 +101,7 @@ def test_no_pause_without_a_game():
 
 
 def test_a_paused_match_is_kept_as_data():
-    from nimmt.server.match import Match
+    from nimmt.server.game.match import Match
     h = _solo()
     h.run_until(10.0)
     h.send(ANN, P.Pause(id=4))

@@ -101,7 +101,7 @@ async def test_a_restart_brings_back_a_game_in_progress_and_the_players_find_the
         assert game is not None and game.totals == results[0].totals
 
     def replay_cli(*args: str) -> str:  # nimmt-replay --db PATH ...
-        done = subprocess.run([sys.executable, "-m", "nimmt.server.replay_command", "--db",
+        done = subprocess.run([sys.executable, "-m", "nimmt.server.records.replay", "--db",
                                str(path), *args], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         return done.stdout

@@ -16,8 +16,8 @@ from nimmt import protocol as P
 from nimmt.bots import LEVELS, HeuristicStrategy, RandomStrategy, SearchStrategy, make_strategy
 from nimmt.engine import AwaitingCommits, Game, Options
 from nimmt.server.app import start_server
-from nimmt.server.think_worker import load_strategy, save_strategy
-from nimmt.server.thinking import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool, Thought
+from nimmt.server.thinking.worker import load_strategy, save_strategy
+from nimmt.server.thinking.pool import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool, Thought
 from server_helpers import Player, ScriptClient, make_config, play_until_over, seat_players
 
 

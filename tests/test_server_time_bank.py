@@ -105,9 +105,9 @@ async def test_a_real_server_gives_the_extra_time_then_the_autopilot_plays(autoj
 def test_what_is_left_of_a_bank_is_kept_as_data_and_over_a_restart():
     from dataclasses import asdict
 
-    from nimmt.server import match_bank
-    from nimmt.server.match import Match
-    from nimmt.server.restore import restore_match
+    from nimmt.server.game import bank as match_bank
+    from nimmt.server.game.match import Match
+    from nimmt.server.tables.restore import restore_match
     from nimmt.server.storage import MEMORY, Store
 
     h = Harness.new(fixed(standard_deal()), time_bank=20.0)

@@ -20,7 +20,7 @@ from nimmt.server.storage import (
     hash_token,
     seat_fact,
 )
-from nimmt.server.session import new_token
+from nimmt.server.sessions.session import new_token
 
 from storage_helpers import play_game
 
@@ -197,7 +197,7 @@ def test_memory_store_keeps_nothing_on_disk(tmp_path: Path, monkeypatch: pytest.
 
 
 @pytest.mark.parametrize("name", [
-    "nimmt.server.storage.facts", "nimmt.server.storage.files", "nimmt.server.history_command"])
+    "nimmt.server.storage.facts", "nimmt.server.storage.files", "nimmt.server.records.history"])
 def test_doctests_of_the_storage_modules(name: str) -> None:
     import doctest
     import importlib

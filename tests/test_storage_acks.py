@@ -15,8 +15,8 @@ import trio.testing
 from nimmt import protocol as P
 from nimmt.server import Server
 from nimmt.server.storage import AsyncStore
-from nimmt.server.table import ACK_WAIT
-from nimmt.server.translate import random_deal
+from nimmt.server.tables.table import ACK_WAIT
+from nimmt.server.game.translate import random_deal
 from server_helpers import (
     Player,
     ScriptClient,

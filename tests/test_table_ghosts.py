@@ -16,7 +16,7 @@ import trio.testing
 from nimmt import protocol as P
 from nimmt.server import start_server
 from nimmt.server.storage import AsyncStore
-from nimmt.server.translate import random_deal
+from nimmt.server.game.translate import random_deal
 from server_helpers import ScriptClient, make_config, seat_players, standard_hands
 
 # (long timers: with the fake clock, time jumps while a database write runs in its

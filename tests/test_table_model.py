@@ -42,11 +42,11 @@ from hypothesis.stateful import (
 from nimmt import protocol as P
 from nimmt.bots import make_strategy
 from nimmt.engine import AwaitingCommits, AwaitingRowChoice, AwaitingTieChoice, Deal
-from nimmt.server.lobby import Lobby
-from nimmt.server.match_io import BotDecided
-from nimmt.server.session import Session
-from nimmt.server.table import Table
-from nimmt.server.translate import random_deal
+from nimmt.server.lobby.lobby import Lobby
+from nimmt.server.game.io import BotDecided
+from nimmt.server.sessions.session import Session
+from nimmt.server.tables.table import Table
+from nimmt.server.game.translate import random_deal
 from server_helpers import ScriptClient, make_config
 
 ABANDON, KEEP = 5.0, 5.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from nimmt import protocol as P
-from nimmt.server.match_io import Disconnected, Reconnected, Who
+from nimmt.server.game.io import Disconnected, Reconnected, Who
 
 from test_match import ANN, BOB, EVE, WALL, Harness, fixed, standard_deal
 

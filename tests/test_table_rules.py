@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from nimmt import protocol as P
-from nimmt.server.match_io import BotDecided, Disconnected, Reconnected, Request, Who
-from nimmt.server.match_rules import IGNORED, INPUTS, NEXT, RULES, STATUSES, TAKEN, Refused
+from nimmt.server.game.io import BotDecided, Disconnected, Reconnected, Request, Who
+from nimmt.server.game.rules import IGNORED, INPUTS, NEXT, RULES, STATUSES, TAKEN, Refused
 
 from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
 

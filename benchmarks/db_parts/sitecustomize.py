@@ -63,7 +63,7 @@ if "nimmt.server" in " ".join(getattr(sys, "orig_argv", [])):
 
         _async_store.AsyncStore.__init__ = _init_in_threads  # type: ignore[method-assign]
     if os.environ.get("NIMMT_DB_ACK_WAIT"):
-        from nimmt.server import table as _table
+        from nimmt.server.tables import table as _table
 
         _table.ACK_WAIT = float(os.environ["NIMMT_DB_ACK_WAIT"])
     if os.environ.get("NIMMT_DB_CHECKPOINT_INTERVAL"):

@@ -1,6 +1,6 @@
 """Telling a replayed record: readable lines (``Narrator``, ``step_lines``) and
 JSON lines (``event_to_json``, ``position_set_json``, ``record_stopped_json``).
-Pure: the ``nimmt-replay`` command (``nimmt.server.replay_command``) does the
+Pure: the ``nimmt-replay`` command (``nimmt.server.records.replay``) does the
 reading and the printing. The JSON lines are documented in docs/RECORD.md.
 
 >>> narrator = Narrator(["Ann", "Bob"])
