@@ -63,8 +63,8 @@ if "nimmt.server" in " ".join(getattr(sys, "orig_argv", [])):
 
         _async_store.AsyncStore.__init__ = _init_in_threads  # type: ignore[method-assign]
     if os.environ.get("NIMMT_DB_ACK_WAIT"):
-        from nimmt.server.tables import table as _table
+        from nimmt.server.tables import held as _held
 
-        _table.ACK_WAIT = float(os.environ["NIMMT_DB_ACK_WAIT"])
+        _held.ACK_WAIT = float(os.environ["NIMMT_DB_ACK_WAIT"])
     if os.environ.get("NIMMT_DB_CHECKPOINT_INTERVAL"):
         _store.Checkpointer.INTERVAL = float(os.environ["NIMMT_DB_CHECKPOINT_INTERVAL"])

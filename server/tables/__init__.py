@@ -3,6 +3,8 @@
 - ``table.py``: ``Table``: one task a table that takes its inputs in the order
   they arrived, writes what the match decided and delivers its messages once
   their writes are on disk;
+- ``held.py``: ``HeldOutput``: the effects a table holds for the disk, and when
+  they are ready (sans-IO);
 - ``restore.py``: a table brought back from the database after a restart.
 """
 

@@ -56,9 +56,10 @@ from ..game.room import SeatState
 from ..sessions.session import Session
 from ..storage import AsyncStore, Fact, PendingWrite, StorageWriteError, options_to_json
 from ..thinking.pool import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool
+from .held import ACK_WAIT, HeldOutput
 
-__all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "storage_notice",
-           "stored_settings"]
+__all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "ACK_WAIT",
+           "storage_notice", "stored_settings"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -70,11 +71,6 @@ QUEUE_PER_CONNECTION = 16
 INBOX_SIZE = 4096
 #: inputs the task takes one after the other before it lets other tasks run
 BATCH = 64
-#: seconds the acknowledgement of a decision (``commit_accepted`` and ``seat_committed``
-#: alone) may be held for the transaction of other writes: a turn's first commits then
-#: seldom cost one of their own; what tells of a turn's outcome is never held for it
-#: (docs/SERVER.md, "The path of one commit"; benchmarks/README.md, "Acknowledgements wait")
-ACK_WAIT = 0.01
 #: a bot at a table: (seat, strategy, seed), as its ``Think`` names it
 _BotKey = tuple[int, str | None, int | None]
 
@@ -125,13 +121,9 @@ class Table:
         self._queued: dict[int, int] = {}  # requests in _inputs, per connection number
         self._wakeup = trio.Event()  # set when an input comes
         # what the match said, its writes handed to the store, not yet delivered: the
-        # task goes on with the next input meanwhile, and delivers these in order once
-        # the last of their writes (``_held_write``) is on disk (``deliver_held``)
-        self._held: deque[Effects] = deque()
-        self._held_write: PendingWrite | None = None
-        # when the held effects are delivered at the latest, if no input comes first
-        # (-inf: once no input waits; later: acknowledgements only, ``ACK_WAIT``)
-        self._held_due = -math.inf
+        # task goes on with the next input meanwhile, and delivers it in order once
+        # the last of its writes is on disk (``deliver_held``)
+        self._held: HeldOutput[PendingWrite] = HeldOutput(self._wake)
         # the sessions seen watching (their spectator row is in the database)
         self._watchers: set[int] = {sid for sid, s in self._sessions.items() if s.seat is None}
         # (seat, strategy, seed) -> the built-in bot, made at its first turn
@@ -251,14 +243,12 @@ class Table:
                     await trio.lowlevel.checkpoint()
                 if not self._inputs:
                     taken = 0
-                    if self._held:  # the inputs taken: one wait on the disk for them all
-                        write = self._held_write
-                        if (write is None or write.tried
-                                or self._held_due <= trio.current_time()):
-                            await self.deliver_held()
-                            continue
+                    # the inputs taken: one wait on the disk for them all
+                    if self._held.ready(trio.current_time()):
+                        await self.deliver_held()
+                        continue
                     self._wakeup = trio.Event()
-                    with trio.move_on_at(min(wake, self._held_due) if self._held else wake):
+                    with trio.move_on_at(min(wake, self._held.deadline)):
                         await self._wakeup.wait()
                 item = self.next_input()
                 session = item[0] if item is not None else None
@@ -416,27 +406,16 @@ class Table:
         """Do what the match said, in order: link the sessions it seated (before
         anything is awaited: their connection's end reaches this table whatever
         happens meanwhile), persist, then deliver. While more inputs wait, effects
-        that only write facts and send messages are held (``_held``) and the task
-        goes on: the writes of the inputs it takes in a row go to disk together.
+        that only write facts and send messages are held (``HeldOutput``) and the
+        task goes on: the writes of the inputs it takes in a row go to disk together.
         A decision's acknowledgement alone is held too, for at most ``ACK_WAIT``:
         its write goes in a transaction that others make meanwhile, if one comes."""
         store = self.store
         watch, unwatch = self._link(effects)
-        if store is not None and _only_facts_and_messages(effects):
-            acks = _only_acknowledgements(effects)
-            if self._inputs or self._held or acks:
-                for_facts = (store.writes().append(self.id, effects.facts)
-                             if effects.facts else None)
-                if for_facts is not None:
-                    self._held_write = for_facts
-                if not acks:
-                    self._held_due = -math.inf
-                elif not self._held:
-                    self._held_due = trio.current_time() + ACK_WAIT
-                if for_facts is not None and self._held_due > -math.inf:
-                    for_facts.on_tried = self._wake  # (written by others: no need to wait)
-                self._held.append(effects)
-                return
+        if store is not None and self._held.may_hold(effects, inputs_waiting=bool(self._inputs)):
+            write = store.writes().append(self.id, effects.facts) if effects.facts else None
+            self._held.hold(effects, write, trio.current_time())
+            return
         await self.deliver_held()
         if store is not None and (effects.facts or effects.finished is not None
                                   or effects.closed is not None or effects.started
@@ -534,13 +513,12 @@ class Table:
     async def deliver_held(self) -> None:
         """Deliver the held effects, in order, once their writes are on disk (or failed:
         then they stay queued in the store, and the games go on in memory)."""
-        write, self._held_write = self._held_write, None
+        write, held = self._held.take()
         if write is not None:
             assert self.store is not None
             await self.store.written(write)
-        held = self._held
-        while held:
-            self._deliver(held.popleft())
+        for effects in held:
+            self._deliver(effects)
 
     def notify_all(self, msg: P.Message) -> None:
         """Send ``msg`` to everyone at the table (a server notice)."""
@@ -621,32 +599,6 @@ def stored_settings(match: Match) -> dict[str, Any]:
     return {"table": asdict(match.settings), "persistent": match.persistent,
             "autostart": match.autostart}
 _EMERGENCY = HeuristicStrategy()
-
-
-def _only_facts_and_messages(effects: Effects) -> bool:
-    """Whether ``effects`` may wait for the disk while the table goes on: no one sits
-    down, leaves or is refused, no game starts or ends, no bot is asked, the table
-    stays open, and no fact is a seat (those carry a session's token)."""
-    if (effects.entered or effects.released or effects.refused or effects.thinks
-            or effects.started or effects.finished is not None or effects.closed is not None):
-        return False
-    for fact in effects.facts:  # (asked for most effects while inputs wait: no generator)
-        if fact.kind == "seat":
-            return False
-    return True
-
-
-_ACKNOWLEDGEMENTS = (P.CommitAccepted, P.SeatCommitted)
-
-
-def _only_acknowledgements(effects: Effects) -> bool:
-    """Whether ``effects`` (only facts and messages) tell of nothing but a decision
-    taken: its ``commit_accepted`` and ``seat_committed`` (a turn's outcome, a step, a
-    choice asked for: no)."""
-    for _, msg in effects.sends:
-        if not isinstance(msg, _ACKNOWLEDGEMENTS):
-            return False
-    return bool(effects.sends)
 
 
 def _bot_key(think: Think) -> _BotKey:
