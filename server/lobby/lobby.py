@@ -40,6 +40,9 @@ SERVER_SOFTWARE = "nimmt-server 0.1.0"
 
 #: The lobby hears of each table at most this often (seconds).
 LOBBY_FEED_INTERVAL = 1.0
+#: what ``Lobby.enter`` returns when the table refused the request at once (the table
+#: told the session why: it is closed, or too many requests wait)
+REFUSED_BY_TABLE = "refused by the table"
 UNCLAIMED_AT_RATED = ("this table is rated: only players who claimed their name may sit "
                       "(connect with protocol 2 and a key: hello.key); watch it, or play "
                       "at a table that is not rated")
@@ -490,46 +493,50 @@ class Lobby:
                     client.send(P.Error(code=E.NO_SUCH_TABLE, field="table_id",
                                         request=msg.TYPE, re=msg.id,
                                         message=f"no table {msg.table_id!r}"))
-                elif (isinstance(msg, P.Join) and table.match.settings.rated
-                      and not session.claimed):  # a spectator sitting down too
-                    client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
-                                        message=UNCLAIMED_AT_RATED))
-                elif session.table is table:  # a spectator sitting down, or a repeat
-                    table.request(session, msg)
-                elif session.table is not None:
-                    # at a table, or on the way to one: one table at a time
-                    client.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
-                                        message="you are already at a table: leave it first"))
                 else:
-                    self.seat_in(session, table, msg)
+                    self.enter(session, table, msg)
             case _:  # pragma: no cover - the protocol's state table lets nothing else through
                 client.send(P.Error(code=E.NOT_ALLOWED, message=f"{msg.TYPE} is not handled here",
                                     request=msg.TYPE, re=msg.id))
 
-    def seat_in(self, session: Session, table: Table, msg: P.Message) -> bool:
-        """Hand ``session``'s ``join`` or ``watch`` (its own, or the ladder queue's for
-        it) to ``table``; False: refused at once (then it is in the lobby again)."""
-        # the session is at this table from now on: its connection's end reaches the
-        # table, and a second join/watch/create is refused; the table unlinks it if
-        # it refuses
+    def enter(self, session: Session, table: Table, msg: P.Message) -> str | None:
+        """The one way a session comes to a table: its ``join`` or ``watch``, its
+        ``create_table`` (``table`` just opened for it), or the ladder queue's ``join``
+        for it. Returns why it was refused at once (the session was told; it is at
+        no table, unless it was at this one already), or None: ``table`` has the request.
+
+        A session is linked to at most one table (``session.table``): from here on it
+        belongs to ``table`` (its connection's end reaches the table, and every other
+        entry is refused) until the table releases it or refuses it (``Table._unlink``:
+        then it is in the lobby again)."""
+        if (isinstance(msg, (P.Join, P.CreateTable)) and table.match.settings.rated
+                and not session.claimed):  # a spectator sitting down too
+            return self._refuse_entry(session, msg, UNCLAIMED_AT_RATED)
+        if session.table is table:  # a spectator sitting down, or a repeat
+            return None if table.request(session, msg) else REFUSED_BY_TABLE
+        if session.table is not None:  # at a table, or on the way to one
+            return self._refuse_entry(session, msg, "you are already at a table: leave it first")
         session.table = table
         self._in_lobby.discard(session)
-        if not table.request(session, msg):
-            session.table = None
-            self._in_lobby.add(session)
-            return False
-        return True
+        if table.request(session, msg):
+            return None
+        session.table = None
+        self.after_leave(session)
+        return REFUSED_BY_TABLE
+
+    def _refuse_entry(self, session: Session, msg: P.Message, why: str) -> str:
+        session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id, message=why))
+        return why
 
     def _create(self, session: Session, msg: P.CreateTable) -> None:
-        if session.table is not None:
-            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
-                                 message="you are already at a table: leave it first"))
+        if session.table is not None:  # (no table is opened for it: see ``enter``)
+            self._refuse_entry(session, msg, "you are already at a table: leave it first")
             return
         if len([t for t in self.tables.values() if not t.closed]) >= self.config.max_tables:
             session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
                                  message="the server has as many tables as it allows"))
             return
-        address = session.client.address if session.client is not None else None
+        address = _address(session)
         refused = self._creation_refused(session, address)
         if refused:
             session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
@@ -553,10 +560,7 @@ class Lobby:
         table = self.open_table(name[:40], settings)
         self._creators[table.id] = (session, address)
         log.info("session %s (%s) creates table %s", session.sid, session.name, table.id)
-        # the creator belongs to the table from now on (a second create_table is refused)
-        session.table = table
-        self._in_lobby.discard(session)
-        table.request(session, msg)
+        self.enter(session, table, msg)
 
     def creation_refused(self, session: Session) -> str:
         """Why no more tables may be opened for ``session`` ("": they may); see
@@ -621,7 +625,7 @@ class Lobby:
             return (f"you chat too fast: {config.chat_burst} lines at once and "
                     f"{config.chat_rate:g} a second on average; this line was not sent "
                     f"(try again in {max(1, math.ceil(wait))} s)")
-        address = session.client.address if session.client is not None else None
+        address = _address(session)
         if address is None:
             return ""
         wait = self._address_chat.wait(address, now)
@@ -657,7 +661,7 @@ def new_table_id(prefix: str, number: int) -> str:
 
 def _address(session: Session) -> str | None:
     client = session.client
-    return getattr(client, "address", None) if client is not None else None
+    return client.address if client is not None else None
 
 
 def _clean_name(name: str) -> str:
