@@ -210,7 +210,8 @@ class Situation:
     @classmethod
     def of(cls, view: View) -> Situation:
         assert view.seat is not None
-        card, later = 0, ()
+        card = 0
+        later: tuple[tuple[int, int], ...] = ()
         if view.phase in (Phase.ROW_CHOICE, Phase.TIE_CHOICE):
             card = view.unresolved[0][1]
             later = tuple((c, s) for s, c in view.unresolved[1:])

@@ -61,8 +61,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from nimmt.engine import Commit, Decision, DraftPick, Phase, View
 
@@ -81,6 +81,8 @@ from .rollout import (
 from .sampling import InconsistentView, Unseen
 
 __all__ = ["SearchStrategy"]
+
+_D = TypeVar("_D", bound=Decision)  # the candidates of one search: any decision, or commits
 
 #: Near a game's end, finishing behind the leader costs this many bullheads.
 BEHIND_COST = 8.0
@@ -187,6 +189,7 @@ class SearchStrategy:
         (at a careless table with ``careful``, its later cards are careful
         cards instead: ``_play``)."""
         n, me = view.players, view.seat
+        assert me is not None
         if self.mix is not None:
             return [self.mix] * n
         mixes = [self.opponents.careless_of(s) for s in range(n)]
@@ -209,11 +212,12 @@ class SearchStrategy:
         pro = view.options.professional
         score = _cost_function(view)
         mixes = self._mixes(view)
-        candidates: list[Decision] = [Commit(me, c) for c in view.hand] if commit else list(view.legal)
+        commits = [Commit(me, c) for c in view.hand]
+        candidates: list[Decision] = list(commits) if commit else list(view.legal)
 
-        def run(sample_world: Callable[[random.Random], Any],
-                cost: Callable[[Decision, Any, int], float]) -> Decision | None:
-            estimate = monte_carlo(candidates, sample_world, cost, self._rng, deadline=deadline,
+        def run(choices: Sequence[_D], sample_world: Callable[[random.Random], Any],
+                cost: Callable[[_D, Any, int], float]) -> _D | None:
+            estimate = monte_carlo(choices, sample_world, cost, self._rng, deadline=deadline,
                                    samples=self.samples, halving=self.halving, clock=self.clock)
             return estimate.best if estimate.samples else None
 
@@ -223,19 +227,20 @@ class SearchStrategy:
             # the world are careful cards; the others play the deal's order
             chances = [(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
             careful = CarefulTable(view, chances, self.depth)
-            return run(careful.world, lambda decision, world, seed: score(
-                careful.penalties(decision.card, world)))  # type: ignore[attr-defined]
+            return run(commits, careful.world, lambda decision, world, seed: score(
+                careful.penalties(decision.card, world)))
         if careless and commit and not pro and (self.ahead or self.first):
             # the plain method, but this seat's next ``ahead`` cards careful and,
             # with ``first``, the opponents drawn careful commit a careful card now
             chances = [(s, self.opponents.careful_of(s) if self.first else 0.0)
                        for s in range(view.players)]
             prefix = PrefixTable(view, chances, self.ahead, self.depth)
-            return run(prefix.world, lambda decision, world, seed: score(
-                prefix.penalties(decision.card, world)))  # type: ignore[attr-defined]
+            return run(commits, prefix.world, lambda decision, world, seed: score(
+                prefix.penalties(decision.card, world)))
         if careless:  # random play is a random order, fixed for every candidate
             table = RandomTable(view, self.depth)
-            return run(table.world, lambda decision, world, seed: score(table.penalties(decision, world)))
+            return run(candidates, table.world,
+                       lambda decision, world, seed: score(table.penalties(decision, world)))
 
         situation_rows = [list(r) for r in view.rows]
         opponents = heuristic_chooser(self._rng, self.noise, mixes, pro)
@@ -255,7 +260,8 @@ class SearchStrategy:
                         hand.insert(0, firsts[s])
                 return table.world_of(hands)
 
-            return run(first_world, lambda decision, world, seed: score(table.penalties(decision, world)))
+            return run(candidates, first_world,
+                       lambda decision, world, seed: score(table.penalties(decision, world)))
 
         situation = Situation.of(view)
 
@@ -268,7 +274,7 @@ class SearchStrategy:
             finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
             return score(situation.outcome(decision, hands, first, finish))
 
-        return run(sample_world, cost)
+        return run(candidates, sample_world, cost)
 
     def _draft(self, view: View, deadline: float) -> Decision | None:
         me = view.seat

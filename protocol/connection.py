@@ -90,7 +90,7 @@ class Connection:
         return self._next_seq
 
     # -- receiving ---------------------------------------------------------------
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:
         """Bytes read from the socket; ``b""`` when the peer closed its side."""
         self._decoder.receive_data(data)
 

@@ -247,7 +247,7 @@ class FrameDecoder:
     def eof(self) -> bool:
         return self._eof
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:
         """Add bytes from the peer; ``b""`` means the peer closed its side."""
         if self._eof:
             if data:

@@ -222,8 +222,8 @@ def _ranking(c: Controller, width: int) -> Frags:
         line = k % per_col
         cells[line].append(("class:winner" if place == 1 else
                             ("class:seat.me" if seat == m.seat else ""), f"{text:<30}"))
-    for line in cells:
-        out.extend(line)
+    for cell_line in cells:
+        out.extend(cell_line)
         out.append(("", "\n"))
     return out
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from nimmt import protocol as P
@@ -104,8 +104,7 @@ class CreateForm:
 
     def options(self) -> TableOptions:
         v = self.values
-        untimed = float(v["turn_time"]) >= UNTIMED
-        return TableOptions(
+        options = TableOptions(
             seats=int(v["seats"]),
             rated=bool(v["rated"]),
             tactic_deck=bool(v["tactic_deck"]), draft=bool(v["draft"]),
@@ -114,11 +113,13 @@ class CreateForm:
             rounds=v["rounds"],
             countdown=bool(v["countdown"]),
             turn_time=float(v["turn_time"]),
-            **({"choice_time": UNTIMED, "draft_time": UNTIMED} if untimed else {}),
             time_bank=float(v["time_bank"]),
             step_delay=float(v["step_delay"]),
             autoplay_when_away=str(v["autoplay_when_away"]),
         )
+        if options.turn_time >= UNTIMED:  # an untimed table times no decision
+            return replace(options, choice_time=UNTIMED, draft_time=UNTIMED)
+        return options
 
     def queue_request(self) -> P.Queue:
         """The ``queue`` for a rated game of these seats and rules (Q in the form)."""

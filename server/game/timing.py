@@ -241,17 +241,15 @@ def send_due_steps(m: MatchState) -> bool:
             backlog.clear()
             break
         event, re, pause = backlog[0]
-        holds = False
         if pause:
             watched = m.room.person_watching()
             if m._paced_until is None:
                 m._paced_until = _pause_ends(m, watched)
-            holds = m._paced_until is not None and (
-                watched or isinstance(event, (TurnStarted, RoundScored)))
-            if holds and m._now < m._paced_until:
-                return False
-        if holds:
-            m._paced_until = None
+            until = m._paced_until
+            if until is not None and (watched or isinstance(event, (TurnStarted, RoundScored))):
+                if m._now < until:
+                    return False
+                m._paced_until = None
         backlog.popleft()
         _send_event(m, event, game, re)
     m._paced_until = None

@@ -82,8 +82,8 @@ def load_strategy(spec: str, seed: int | None, state: bytes | None) -> tuple[Str
             why = f"its state could not be loaded ({e!r})"
         else:
             expected = STRATEGIES[parse_strategy(spec)[0]].factory
-            if isinstance(strategy, expected if isinstance(expected, type) else object) \
-                    and callable(getattr(strategy, "decide", None)):
+            fits = not isinstance(expected, type) or isinstance(strategy, expected)
+            if fits and callable(getattr(strategy, "decide", None)):
                 return strategy, None
             why = f"its state holds a {type(strategy).__name__}, not a {spec}"
     return make_strategy(spec, seed), f"{why}: it starts afresh"
