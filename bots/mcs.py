@@ -84,8 +84,9 @@ class RandomTable:
         """Bullheads per seat from now to the round's end (or ``depth`` turns)."""
         hands, extra = world
         if self.start is not None:
-            card = decision.card  # type: ignore[attr-defined]
-            return play_first(self.start, extra, hands[self.seat], self.seat, card, self.turns)
+            assert isinstance(decision, Commit)  # ``start`` is only for a card to commit
+            return play_first(self.start, extra, hands[self.seat], self.seat, decision.card,
+                              self.turns)
         return self.situation.outcome(decision, hands, extra or None, self.finish)
 
 

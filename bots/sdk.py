@@ -87,6 +87,10 @@ def _table_options(create: bool | wire.TableOptions, seats: int,
         return create
     if not create:
         return None
+    return _new_table_options(seats, rounds)
+
+
+def _new_table_options(seats: int, rounds: int | None) -> wire.TableOptions:
     return wire.TableOptions(seats=seats, rounds=rounds, point_limit=None if rounds else 66,
                              step_delay=0.0)
 
@@ -100,7 +104,7 @@ async def play_async(decide: Any, address: str = "localhost", *, name: str = "py
     """:func:`play` for code that already runs an asyncio loop."""
     host, port = parse_address(address)
     options = _table_options(create, seats, rounds)
-    new_table = options or _table_options(True, seats, rounds)
+    new_table = options if options is not None else _new_table_options(seats, rounds)
     key = SessionStore().key(host, port, name, create=claim or ladder)
     queue = LadderAsk(seats, new_table, fill_after, bot_level) if ladder else None
     return await play_bot(host, port, decide, name=name, join=table,

@@ -74,7 +74,7 @@ def _whole(text: str) -> int:
     return int(text)
 
 
-_TYPE_NAMES = {_number: "a number", _whole: "a whole number"}
+_TYPE_NAMES: dict[Callable[[str], Any], str] = {_number: "a number", _whole: "a whole number"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,8 @@ snapshot after a reconnect) applied to a :class:`~.model_state.TableState`."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nimmt import protocol as P
 
 from .cards import MAX_ROW
@@ -16,6 +18,12 @@ __all__ = ["GameMessages"]
 
 class GameMessages(TableState):
     """``_on_<message type>`` for each game message; ``TableModel.apply`` calls them."""
+
+    if TYPE_CHECKING:
+        @property
+        def hurry(self) -> bool:
+            """``TableModel.hurry`` (it needs ``TableModel.decision``)."""
+            ...
 
     # -- game ------------------------------------------------------------------
     def _on_round_started(self, m: P.RoundStarted) -> None:

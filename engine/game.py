@@ -227,15 +227,14 @@ class Game:
         """What ``seat`` may know; ``None`` for a spectator (no hand)."""
         if seat is not None and (type(seat) is not int or not 0 <= seat < self.options.players):
             raise NotYourDecision(f"no seat {seat}: seats are 0 to {self.options.players - 1}")
-        own = seat is not None
         return View(
             seat=seat,
             options=self.options,
             round=self.round,
             turn=self.turn,
             phase=self._phase,
-            hand=tuple(self._hands[seat]) if own else (),
-            own_commit=self._commits.get(seat) if own else None,
+            hand=tuple(self._hands[seat]) if seat is not None else (),
+            own_commit=self._commits.get(seat) if seat is not None else None,
             rows=self.rows,
             totals=tuple(self._totals),
             penalties=tuple(self._penalties),
@@ -246,7 +245,7 @@ class Game:
             draft_pool=tuple(self._pool) if self._phase is Phase.DRAFT else (),
             draft_picks=tuple(self._picks),
             pending=self.pending,
-            legal=self.legal_decisions(seat) if own else (),
+            legal=self.legal_decisions(seat) if seat is not None else (),
             result=self._result,
             plays=tuple(self._plays),
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import OneStyleAndTextTuple, StyleAndTextTuples
 from prompt_toolkit.utils import get_cwidth
 
 from ..cards import bullheads
@@ -72,8 +72,8 @@ def frags_height(frags: Frags, width: int) -> int:
     return sum(max(1, -(-get_cwidth(line) // width)) for line in text.split("\n"))
 
 
-def flow(items: Sequence[Frags], width: int, *, lead: Frags = (), sep: str = "  ",
-          indent: int = 2) -> Frags:
+def flow(items: Sequence[Frags], width: int, *, lead: Sequence[OneStyleAndTextTuple] = (),
+         sep: str = "  ", indent: int = 2) -> Frags:
     """``items`` one after another, a new line (indented) when the next one would not fit:
     nothing is cut off, whatever the width."""
     out: Frags = list(lead)

@@ -146,8 +146,8 @@ def score_lines(c: Controller, width: int) -> Frags:
     head = lead + "".join(f"{'R' + str(r.round):>4}" for r in shown)
     out: Frags = [("class:panel.head", head + f"{'left' if countdown else 'total':>{total_w}}\n")]
     order = list(range(len(names)))
-    if m.result is not None:
-        order.sort(key=lambda s: (m.result.places[s] if s < len(m.result.places) else 99, s))
+    if (result := m.result) is not None:
+        order.sort(key=lambda s: (result.places[s] if s < len(result.places) else 99, s))
     last = rounds[-1]
     for k, seat in enumerate(order):
         me = seat == m.seat
