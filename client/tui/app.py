@@ -113,7 +113,7 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
         c.on_welcome = on_welcome
     app = build_application(c, input=input, output=output, clock=clock)
     loop = asyncio.get_running_loop()
-    hooked: list[int] = []
+    hooked: list[signal.Signals] = []
     for sig in (signal.SIGHUP, signal.SIGTERM) if hasattr(signal, "SIGHUP") else ():
         try:
             loop.add_signal_handler(sig, c.exit)
