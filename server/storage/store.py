@@ -515,9 +515,9 @@ class Store:
         """Move the recent facts of ``tables`` (None: of every table) into ``facts``."""
         if self.problem is not None:
             return
-        if tables is None:
-            where, args = "", ()
-        else:
+        args: tuple[str, ...] = ()
+        where = ""
+        if tables is not None:
             where = f" AND table_id IN ({', '.join('?' * len(tables))})"
             args = tuple(tables)
 
@@ -678,6 +678,7 @@ class Store:
         def keep(db: sqlite3.Connection) -> int:
             cursor = db.execute(
                 "INSERT INTO games (table_id, table_name, game_no, options, started, ended, rounds,"
+        totals, places = result.totals, result.places
                 " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (table_id, table_name, game_no, _dumps(options), started, now, rounds,
                  _dumps(record.to_dict())))  # compact: --export writes it indented
@@ -686,7 +687,7 @@ class Store:
             db.executemany(
                 "INSERT INTO game_players (game_id, seat, name, kind, bullheads, place, won) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(game_id, s, names[s], kinds[s], result.totals[s], result.places[s], s in winners)
+                [(game_id, s, names[s], kinds[s], totals[s], places[s], s in winners)
                  for s in range(n)])
             if db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone():
                 # (inserted with this transaction's other facts, by ``_write``)
@@ -748,7 +749,7 @@ class Store:
         rows = self._db.execute(
             "SELECT id, table_id, table_name, game_no, started, ended, rounds FROM games "
             "ORDER BY ended, id").fetchall()
-        return [GameSummary(*row, players=self._players(row[0])) for row in rows]
+        return [self._summary(row) for row in rows]
 
     def game(self, game_id: int) -> StoredGame:
         """A finished game and its record; ``NoSuchGame`` if there is none with that id."""
@@ -757,8 +758,14 @@ class Store:
             "WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NoSuchGame(f"no finished game {game_id} in {self.path or MEMORY}")
-        summary = GameSummary(*row[:7], players=self._players(row[0]))
-        return StoredGame(summary, record_from_json(row[7]))
+        return StoredGame(self._summary(row), record_from_json(row[7]))
+
+    def _summary(self, row: Sequence[Any]) -> GameSummary:
+        """The game of ``row`` (its first columns: id, table_id, table_name, game_no,
+        started, ended, rounds) and its players."""
+        game_id, table_id, table_name, game_no, started, ended, rounds = row[:7]
+        return GameSummary(game_id, table_id, table_name, game_no, started, ended, rounds,
+                           self._players(game_id))
 
     def player_stats(self) -> list[PlayerStats]:
         """Per name: finished games, wins, rounds and bullheads; most games first."""
