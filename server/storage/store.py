@@ -674,11 +674,11 @@ class Store:
         rounds = len(record.rounds)
         options = options_to_json(record.options)
         now = time.time() if ended is None else ended
+        totals, places = result.totals, result.places
 
         def keep(db: sqlite3.Connection) -> int:
             cursor = db.execute(
                 "INSERT INTO games (table_id, table_name, game_no, options, started, ended, rounds,"
-        totals, places = result.totals, result.places
                 " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (table_id, table_name, game_no, _dumps(options), started, now, rounds,
                  _dumps(record.to_dict())))  # compact: --export writes it indented
