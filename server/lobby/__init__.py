@@ -1,7 +1,11 @@
 """nimmt.server.lobby: sessions at the server, the tables' list, the requests that
 are not a table's own, and the ladder queue's seating.
 
-- ``lobby.py``: ``Lobby``: hello and resume, creating and finding tables;
+- ``lobby.py``: ``Lobby``: the tables, the lobby feed, the requests, and the one
+  way a session enters a table (``Lobby.enter``);
+- ``welcome.py``: ``Greeter``, the lobby's hello and resume (sessions, claimed
+  names, reserved names);
+- ``table_ids.py``: a table's id;
 - ``seating.py``: ``QueueDesk``: the ``queue``/``leave_queue`` requests and the
   task that opens the tables the ladder queue forms.
 """
