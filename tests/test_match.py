@@ -152,7 +152,8 @@ def test_create_join_start_deals_each_hand_to_its_seat_only():
     assert set(h.hand(ANN)).isdisjoint(h.hand(BOB))
     assert len(h.of(ANN, "hand_dealt")) == 1  # never the other's
     kinds = [f.kind for f in h.facts]
-    assert kinds[:4] == ["seat", "seat", "game_started", "deal"]
+    # the seed committed to is kept first (a restart deals from it)
+    assert kinds[:5] == ["deal_commitment", "seat", "seat", "game_started", "deal"]
 
 
 def test_join_refusals_say_why():
@@ -296,7 +297,7 @@ def test_built_in_bots_and_the_autopilot_play_a_whole_game_each_from_its_own_vie
     for seat in range(1, 4):
         h.match.place_bot(seat, "heuristic", None)
     h.send(ANN, P.CreateTable(options=P.TableOptions(seats=4), id=1))
-    assert [(f.kind, f.payload["strategy"]) for f in h.facts[:4]] == [
+    assert [(f.kind, f.payload["strategy"]) for f in h.facts[1:5]] == [
         ("seat", "heuristic")] * 3 + [("seat", None)]
     h.send(ANN, P.Start(id=2))
     assert {t.view.seat for t in h.thinks} == {1, 2, 3}  # the bots commit at once

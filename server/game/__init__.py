@@ -9,6 +9,7 @@ when to wake). Its parts:
 - ``state.py``: what a match knows (``MatchState``) and the plumbing its parts share;
 - ``seats.py``: who sits where, joining, leaving, bots, the host starting the game;
 - ``play.py``: starting a game, dealing, applying decisions, its end;
+- ``deal_commitment.py``: the seed the next game is dealt from and the players' entropy;
 - ``timing.py``: deadlines, warnings, the autopilot, pacing; ``bank.py``: time banks;
 - ``events.py`` and ``translate.py``: engine events as wire messages;
 - ``io.py``: the typed inputs and effects; ``data.py``: a match as plain data;

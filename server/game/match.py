@@ -28,12 +28,14 @@ messages).
 from __future__ import annotations
 
 import math
+import random
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.engine import Deal, Event, Game
+from nimmt.engine import Deal, Decision, Event, FairDeal, Game
 
 from . import play as match_game
 
@@ -43,6 +45,8 @@ from . import timing as match_timing
 
 from . import translate
 from ..config import TableSettings
+from .bank import Bank
+from .deal_commitment import DealCommitment
 from .data import (
     bank_from_data,
     bank_to_data,
@@ -310,7 +314,7 @@ class Match(MatchState):
             "scores_shown": [list(part) for part in self._scores_shown]
                             if self._scores_shown is not None else None,
             # None: a test's dealer deals, not the committed seed
-            "seed": self._seed.hex() if self.dealer is None else None,
+            "deal": self._deal.to_data() if self._deal is not None else None,
             "fair": fair_to_data(self._fair),
             "bank": bank_to_data(self._bank),
         }
@@ -322,32 +326,20 @@ class Match(MatchState):
         if data.get("version") != 1:
             raise ValueError(f"cannot read match data of version {data.get('version')!r}")
         settings = TableSettings(**data["settings"])
-        if dealer is None and "seed" in data and data["seed"] is None:
+        deal = DealCommitment.from_data(data["deal"]) if data["deal"] is not None else None
+        if dealer is None and deal is None:
             dealer = translate.random_deal  # it was dealt by a dealer, not from a seed
         m = cls(data["id"], data["name"], settings, now=0.0, persistent=data["persistent"],
-                autostart=data["autostart"], dealer=dealer)
+                autostart=data["autostart"], dealer=dealer, deal=deal)
         m.room = Room.from_data(data["room"])
         m.status, m.games_played = data["status"], data["games_played"]
         m._rng = rng_from_data(data["rng"])
         m._deal_rng = rng_from_data(data["deal_rng"])
-        if data.get("seed") is not None and m.dealer is None:
-            m._seed = bytes.fromhex(data["seed"])
         m._fair = fair_from_data(data.get("fair"))
-        if m._fair is not None and m.status == "playing":
-            m._seed = m._fair.seed  # the game in progress keeps its commitment
-        events: list[Event] = []
         if data["history"] is not None:
-            m._game = game = Game(settings.game_options())
-            events = list(game.opening_events)
-            for kind, item in data["history"]:
-                if kind == "deal":
-                    deal = deal_from_data(item)
-                    m._history.append(deal)
-                    events += game.deal(deal)
-                else:
-                    decision = decision_from_data(item)
-                    m._history.append(decision)
-                    events += game.apply(decision)
+            m._replay([deal_from_data(item) if kind == "deal" else decision_from_data(item)
+                       for kind, item in data["history"]],
+                      [(re, pause) for re, pause in data["backlog"]])
         m._armed = tuple(data["armed"]) if data["armed"] is not None else None
         m._deadline, m._armed_at, m._warned = data["deadline"], data["armed_at"], data["warned"]
         if data.get("paused") is not None:
@@ -355,10 +347,6 @@ class Match(MatchState):
         m._shown = (data["shown"][0], data["shown"][1])
         m._chosen = {seat: (at[0], at[1]) for seat, at in data["chosen"]}
         m._nobody_since, m._over_since = data["nobody_since"], data["over_since"]
-        unsent = data["backlog"]
-        if unsent:
-            tail = events[len(events) - len(unsent):]
-            m._backlog = deque((e, re, pause) for e, (re, pause) in zip(tail, unsent))
         m._paced_until = data["paced_until"]
         m._deferred = deque(input_from_data(d) for d in data["deferred"])
         m._started_wall = data.get("started_wall", 0.0)
@@ -367,3 +355,44 @@ class Match(MatchState):
         m._scores_shown = (tuple(shown[0]), tuple(shown[1])) if shown is not None else None
         m._bank = bank_from_data(data.get("bank"))
         return m
+
+    @classmethod
+    def restored(cls, table_id: str, name: str, settings: TableSettings, *, now: float,
+                 persistent: bool, autostart: bool, dealer: Dealer | None,
+                 deal: DealCommitment | None, room: Room, status: str, games_played: int,
+                 history: Sequence[Deal | Decision] | None = None,
+                 unsent: Sequence[tuple[int | None, bool]] = (), shown: tuple[int, int] = (0, 0),
+                 fair: FairDeal | None = None, bank: Bank | None = None,
+                 started_wall: float = 0.0) -> Match:
+        """A table brought back by a restart (``tables.restore``) from what the database
+        keeps: ``deal`` (None: not kept, a new seed is drawn and kept), the seats and
+        members, its game's ``history`` (None: no game yet) and the events of it not
+        sent yet (``unsent``: their request id and pacing), the round and turn shown,
+        ``fair`` (the game in progress, dealt from its committed seed; None: not
+        verifiably) and its time banks. Everything else is a new match's at ``now``:
+        no decision armed (the one awaited gets its whole time again), nothing
+        deferred, the clock of a table nobody is connected to running."""
+        m = cls(table_id, name, settings, now=now, persistent=persistent,
+                autostart=autostart, dealer=dealer, deal=deal)
+        m.room = room
+        m.status, m.games_played = status, games_played
+        m._fair, m._bank, m._shown, m._started_wall = fair, bank, shown, started_wall
+        if status == "over":
+            m._over_since = now
+        if history is not None:
+            m._deal_rng = random.Random(m._rng.randrange(2**63))  # a game not dealt fairly
+            m._replay(history, unsent)
+        return m
+
+    def _replay(self, history: Iterable[Deal | Decision],
+                unsent: Sequence[tuple[int | None, bool]]) -> None:
+        """The game rebuilt from its deals and decisions; its last ``len(unsent)``
+        events wait to be sent."""
+        self._game = game = Game(self.settings.game_options())
+        events: list[Event] = list(game.opening_events)
+        for item in history:
+            self._history.append(item)
+            events += game.deal(item) if isinstance(item, Deal) else game.apply(item)
+        if unsent:
+            tail = events[len(events) - len(unsent):]
+            self._backlog = deque((e, re, pause) for e, (re, pause) in zip(tail, unsent))

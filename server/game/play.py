@@ -30,7 +30,6 @@ from nimmt.engine import (
     DraftPick,
     End,
     Event,
-    FairDeal,
     Game,
     IllegalDecision,
     NotYourDecision,
@@ -74,7 +73,8 @@ def begin(m: MatchState) -> None:
         seat.gone = False
     m.games_played += 1
     m._started_wall = m._wall
-    m._fair = _fair_deal(m)
+    # the seed committed to and the contributions made for it (None: a test's dealer)
+    m._fair = m._deal.seal(len(m.room.seats)) if m._deal is not None else None
     m._fact(game_started_fact(m.games_played, m._game.options, fair_to_data(m._fair)))
     m._log(logging.INFO, None, "game %d starts: %s", m.games_played,
            ", ".join(f"{s.index}={s.name}" for s in m.room.seats if s is not None))
@@ -84,17 +84,6 @@ def begin(m: MatchState) -> None:
     events = list(m._game.opening_events)
     events += _deal_if_due(m)
     broadcast(m, events)
-
-
-def _fair_deal(m: MatchState) -> FairDeal | None:
-    """This game's seed and contributions (None when a test's dealer deals): a
-    seat's entropy counts when it was sent after this seed's commitment was public."""
-    if m.dealer is not None:
-        return None
-    commitment = m.commitment
-    return FairDeal(m._seed, tuple(
-        bytes.fromhex(s.entropy) if s is not None and s.entropy_for == commitment else b""
-        for s in m.room.seats))
 
 
 def _deal_if_due(m: MatchState) -> list[Event]:
@@ -259,7 +248,8 @@ def game_over(m: MatchState, result: Any) -> None:
     seats = m.room.seats
     names = [s.name if s else f"seat {i}" for i, s in enumerate(seats)]
     fair = claim_for(m._fair) if m._fair is not None else None
-    m._seed = m._new_seed()  # this game's is revealed: the next one's
+    if m._deal is not None:  # this game's seed is revealed: the next one's is drawn
+        m._change_deal(m._deal.renew(m._seed_stream))
     m._out.finished = Finished(
         m.games_played, record_from_game(m._game, names, fair_deal=fair),
         tuple("builtin" if s and s.builtin else (s.client_kind if s else "human")

@@ -43,10 +43,6 @@ class SeatState:
     client_kind: str = "human"  # "bot" for a bot client
     away_since: float | None = None  # the member's connection dropped then
     gone: bool = False  # the member left during the game: played for at once
-    # the member's contribution to the deals (hex) and the commitment it was made
-    # after: it counts only for the game dealt from that commitment's seed
-    entropy: str = ""
-    entropy_for: str = ""
 
     @property
     def builtin(self) -> bool:

@@ -100,13 +100,13 @@ def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
         return
     index = found
     name = m.room.unique_name(who.name)
-    # the entropy counts for the game dealt from the seed committed to now (the joiner saw it)
-    entropy = getattr(msg, "entropy", None) or ""
-    m.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind,
-                                    entropy=entropy, entropy_for=m.commitment or "")
+    m.room.seats[index] = SeatState(index, name, member=who.id, client_kind=who.kind)
     m.room.members[who.id] = Member(who.id, who.name, who.kind, True, index)
     m._out.entered.append((who.id, index))
     m._fact(seat_fact(index, name, who.kind, member=who.id))
+    if m._deal is not None:  # for the game dealt from the seed committed to now (shown)
+        m._change_deal(m._deal.contribute(index, bytes.fromhex(getattr(msg, "entropy", None)
+                                                               or "")))
     if host or m.room.host is None:
         m.room.host = index
     m._refresh_presence()
@@ -154,6 +154,8 @@ def _leave(m: MatchState, who: Who, msg: Any, reason: str = "left") -> None:
         else:
             m.room.seats[index] = None
             m._fact(seat_fact(index, None))
+            if m._deal is not None:
+                m._change_deal(m._deal.withdraw(index))
         if m.room.host == index:
             m.room.host = m.room.next_host()
         m._log(logging.INFO, index, "%s leaves the table", who.name)
@@ -290,6 +292,8 @@ def place_bot(m: MatchState, index: int, strategy: str, name: str | None) -> Non
     name = m.room.unique_name(name)
     m.room.seats[index] = SeatState(index, name, strategy=strategy,
                                     seed=m._rng.randrange(2**32))
+    if m._deal is not None:  # built-in bots contribute nothing
+        m._change_deal(m._deal.withdraw(index))
     m._fact(seat_fact(index, name, "builtin", strategy))
     m._log(logging.INFO, index, "bot %r (%s) sits down", name, strategy)
 

@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import logging
 import random
-import secrets
 from collections import deque
 from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.engine import Deal, Decision, FairDeal, Game, commitment_of
-from nimmt.engine.fair_deal import SEED_BYTES
+from nimmt.engine import Deal, Decision, FairDeal, Game
 
 from . import translate
+from .deal_commitment import DealCommitment
 from ..config import TableSettings
 from .events import Queued
 from .io import Effects, Input, Request, Who
@@ -53,7 +52,9 @@ class MatchState:
                  persistent: bool = False, autostart: bool = False, seed: int | None = None,
                  dealer: Dealer | None = None, max_spectators: int = MAX_SPECTATORS,
                  spectator_grace: float = SPECTATOR_GRACE,
-                 max_deferred: int = MAX_DEFERRED) -> None:
+                 max_deferred: int = MAX_DEFERRED, deal: DealCommitment | None = None) -> None:
+        """``deal``: the table's seed and contributions as kept (a match read back);
+        None: a new table, which draws its seed and keeps it (a fact of the first call)."""
         self.id = table_id
         self.name = name
         self.settings = settings
@@ -76,7 +77,11 @@ class MatchState:
         # a seeded match (tests, reproducible runs) draws its deal seeds from its own
         # stream; otherwise they are unpredictable
         self._seed_stream = None if seed is None else random.Random(f"fair deal {seed}")
-        self._seed = self._new_seed()  # the next game's (while playing: this one's)
+        # the next game's seed and contributions (while playing: this one's); None when
+        # a test's dealer deals
+        self._deal: DealCommitment | None = None
+        if dealer is None:
+            self._deal = deal if deal is not None else DealCommitment.draw(self._seed_stream)
         self._fair: FairDeal | None = None  # the game being played (or just over), dealt fairly
         self._game: Game | None = None  # private: never handed out
         self._history: list[Deal | Decision] = []  # this game's deals and decisions, in order
@@ -112,6 +117,8 @@ class MatchState:
         self._wall = 0.0
         self._started_wall = 0.0  # when this game started (Unix time), for its record
         self._out = Effects()
+        if self._deal is not None and deal is None:  # a restart deals from the seed shown
+            self._fact(self._deal.fact())
         # ``Match.next_wake`` as worked out since the last call (None: not yet);
         # only a call (or a bot placed) changes it
         self._wake_memo: float | None = None
@@ -134,16 +141,17 @@ class MatchState:
                            status=status, spectators=self.room.spectators(),
                            commitment=self.commitment)
 
-    def _new_seed(self) -> bytes:
-        if self._seed_stream is not None:
-            return self._seed_stream.randbytes(SEED_BYTES)
-        return secrets.token_bytes(SEED_BYTES)
-
     @property
     def commitment(self) -> str | None:
         """The SHA-256 (hex) of the seed the next game (while playing: this game) is
         dealt from; None when a test's dealer deals."""
-        return commitment_of(self._seed) if self.dealer is None else None
+        return self._deal.commitment if self._deal is not None else None
+
+    def _change_deal(self, deal: DealCommitment) -> None:
+        """The seed or a contribution changed: kept at once (a restart deals from it)."""
+        if deal != self._deal:
+            self._deal = deal
+            self._fact(deal.fact())
 
     # ================================================================== plumbing
     def _begin_call(self, now: float, wall: float) -> None:

@@ -58,8 +58,11 @@ __all__ = [
 #: accepted (``by``: who made it, for the logs: "player", "bot", "autopilot");
 #: ``seat``: a seat taken, changed or freed; ``left``: a player left during the
 #: game (the autopilot plays their seat at once); ``game_over``: the game ended
-#: and was kept as finished game ``game_id``.
-KINDS = frozenset({"game_started", "deal", "decision", "seat", "left", "game_over"})
+#: and was kept as finished game ``game_id``; ``deal_commitment``: the seed the
+#: next game is dealt from and the contributions made for it, written each time
+#: it changes (server/game/deal_commitment.py).
+KINDS = frozenset({"game_started", "deal", "decision", "seat", "left", "game_over",
+                   "deal_commitment"})
 
 
 class FactError(ValueError):

@@ -14,7 +14,9 @@ turns one ``StoredTable`` into a ``Match`` in the state a restart should give:
   finds the seat (``RestoredSeat.token_hash``);
 * no deadline is stored: the decision awaited gets its full time again from the
   restart, not what was left of it; each seat's time bank is what it had left
-  after its last decision that drew on it (the decision's fact says: ``bank``).
+  after its last decision that drew on it (the decision's fact says: ``bank``);
+* the seed the next game is dealt from, and the entropy the seated players added
+  for it, are the ones kept (``deal_kept``): the commitment the players saw holds.
 
 Plain code, no trio and no I/O: the lobby makes the sessions and the actors.
 """
@@ -23,17 +25,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
+from nimmt.engine import Deal, Decision, FairDeal
+
 from ..config import ConfigError, TableSettings
+from ..game.data import bank_from_data, fair_from_data
+from ..game.deal_commitment import FACT_KIND, DealCommitment
 from ..game.match import Dealer, Match
-from ..game.data import deal_to_data, decision_to_data, rng_to_data
-from ..game.room import Member, SeatState
+from ..game.room import Member, Room, SeatState
 from ..storage import Fact, FactError, StoredTable, deal_from, decision_from, rebuild_game
 
 __all__ = ["RestoredSeat", "RestoreError", "restore_match", "seats_left", "skip_on_restore",
-           "banks_left"]
+           "banks_left", "deal_kept"]
 
 
 class RestoreError(ValueError):
@@ -100,6 +105,31 @@ def banks_left(facts: Iterable[Fact], game_no: int, seats: int,
             "left": [[seat, drawn.get(seat, reserve)] for seat in range(seats)]}
 
 
+def deal_kept(facts: Iterable[Fact], *, playing: bool
+              ) -> tuple[FairDeal | None, DealCommitment | None]:
+    """The game in progress's ``FairDeal`` (``playing``; None: not dealt verifiably) and
+    the table's seed and contributions: while playing, the ``game_started`` fact's;
+    otherwise the last ``deal_commitment`` fact's since the last game started;
+    None when none was kept (a new seed is drawn, and kept).
+
+    >>> kept = DealCommitment(bytes(32)).contribute(1, b"\\xb0")
+    >>> deal_kept([Fact("game_started", {}), kept.fact(), Fact("seat", {})],
+    ...           playing=False) == (None, kept)
+    True
+    """
+    fair: FairDeal | None = None
+    deal: DealCommitment | None = None
+    for fact in facts:
+        if fact.kind == "game_started":
+            fair = fair_from_data(fact.payload.get("fair"))
+            deal = None  # its seed is revealed once it is over: the next one comes after
+        elif fact.kind == FACT_KIND:
+            deal = DealCommitment.from_data(fact.payload)
+    if playing:  # the game's own (a seed drawn at its end is drawn again when it ends)
+        return fair, DealCommitment.of_game(fair) if fair is not None else None
+    return None, deal
+
+
 def skip_on_restore(stored: StoredTable) -> bool:
     """A ``--bots`` table still waiting for its player: the server opens a new one."""
     return bool(stored.settings.get("persistent")) and not any(
@@ -126,11 +156,9 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
         raise RestoreError(f"table {stored.id}: its game has {game.options.players} players "
                            f"and the table {settings.seats} seats")
 
-    seats: list[dict[str, Any] | None] = [None] * settings.seats
+    room = Room(settings.seats)
     people: list[RestoredSeat] = []
-    member_data: list[dict[str, Any]] = []
     rng = random.Random()
-    host = None
     left = seats_left(stored.facts)
     for s in stored.seats:
         if not 0 <= s.seat < settings.seats:
@@ -148,32 +176,29 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
             member = members.pop(0)
             state = SeatState(s.seat, s.name, member=member, client_kind=s.kind, away_since=now)
             people.append(RestoredSeat(member, s.seat, s.name, s.kind, s.token_hash))
-            member_data.append(asdict(Member(member, s.name, s.kind, False, s.seat)))
-            if host is None:
-                host = s.seat
-        seats[s.seat] = asdict(state)
+            room.members[member] = Member(member, s.name, s.kind, False, s.seat)
+            if room.host is None:
+                room.host = s.seat
+        room.seats[s.seat] = state
     seated = {p.token_hash for p in people}
     for watcher in stored.spectators:
         if watcher.token_hash in seated:
             continue  # sat down later: the seat is what counts
         member = members.pop(0)
         people.append(RestoredSeat(member, None, watcher.name, watcher.kind, watcher.token_hash))
-        member_data.append(asdict(Member(member, watcher.name, watcher.kind, False, None,
-                                         away_since=now)))
+        room.members[member] = Member(member, watcher.name, watcher.kind, False, None,
+                                      away_since=now)
 
-    history: list[list[Any]] = []
+    history: list[Deal | Decision] | None = None
     status = "waiting"
-    backlog: list[list[Any]] = []
-    shown = [0, 0]
+    unsent: list[tuple[int | None, bool]] = []
+    shown = (0, 0)
     if game is not None:
-        if rebuilt.kept_as is None and any(seat is None for seat in seats):
+        if rebuilt.kept_as is None and any(seat is None for seat in room.seats):
             raise RestoreError(f"table {stored.id}: a game in progress with a free seat")
-        for fact in stored.facts:
-            if fact.kind == "deal":
-                history.append(["deal", deal_to_data(deal_from(fact.payload))])
-            elif fact.kind == "decision":
-                history.append(["decide", decision_to_data(decision_from(fact.payload))])
-        shown = [game.round, game.turn]
+        history = [deal_from(f.payload) if f.kind == "deal" else decision_from(f.payload)
+                   for f in stored.facts if f.kind in ("deal", "decision")]
+        shown = (game.round, game.turn)
         if rebuilt.kept_as is not None:
             status = "over"
         else:
@@ -181,31 +206,25 @@ def restore_match(stored: StoredTable, *, now: float, members: list[int],
             if game.is_over:
                 # the last decision is on disk, the game not kept yet: its last event
                 # (game_over) goes out again and the game is kept then
-                backlog = [[None, False]]
-    data: dict[str, Any] = {
-        "version": 1,
-        "id": stored.id, "name": stored.name, "settings": asdict(settings),
-        # a --bots table's game stays one: it closes once its player has left
-        "persistent": bool(stored.settings.get("persistent")),
-        "autostart": bool(stored.settings.get("autostart")),
-        "room": {"seats": seats, "members": member_data, "host": host},
-        "status": status, "games_played": rebuilt.game_no or 0,
-        "rng": rng_to_data(random.Random()), "deal_rng": rng_to_data(random.Random()),
-        "history": history if game is not None else None,
-        "armed": None, "deadline": None, "armed_at": now, "warned": False,
-        "shown": shown, "chosen": [],
-        "nobody_since": now, "over_since": now if status == "over" else None,
-        "backlog": backlog, "paced_until": None, "deferred": [],
-        "started_wall": next((f.at for f in stored.facts if f.kind == "game_started"
-                              and f.at is not None), stored.created),
-        # the seed of the game in progress (None: a new one for the next game)
-        "fair": next((f.payload.get("fair") for f in reversed(stored.facts)
-                      if f.kind == "game_started"), None) if status == "playing" else None,
-        "bank": banks_left(stored.facts, rebuilt.game_no or 0, settings.seats,
-                           settings.time_bank) if status == "playing" else None,
-    }
+                unsent = [(None, False)]
     try:
-        match = Match.from_data(data, dealer=dealer)
+        fair, deal = deal_kept(stored.facts, playing=status == "playing")
+        if deal is not None:  # a seat freed by the restart has contributed nothing
+            for index, seat in enumerate(room.seats):
+                if seat is None:
+                    deal = deal.withdraw(index)
+        match = Match.restored(
+            stored.id, stored.name, settings, now=now,
+            # a --bots table's game stays one: it closes once its player has left
+            persistent=bool(stored.settings.get("persistent")),
+            autostart=bool(stored.settings.get("autostart")),
+            dealer=dealer, deal=deal if dealer is None else None, room=room,
+            status=status, games_played=rebuilt.game_no or 0, history=history,
+            unsent=unsent, shown=shown, fair=fair if dealer is None else None,
+            bank=bank_from_data(banks_left(stored.facts, rebuilt.game_no or 0, settings.seats,
+                                           settings.time_bank)) if status == "playing" else None,
+            started_wall=next((f.at for f in stored.facts if f.kind == "game_started"
+                               and f.at is not None), stored.created))
     except Exception as e:  # the engine refused what the facts said
         raise RestoreError(f"table {stored.id}: cannot be rebuilt: {e}") from None
     return match, people
