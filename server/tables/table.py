@@ -53,6 +53,7 @@ from ..config import TableSettings
 from ..game.match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
 from ..game.io import BotDecided, Disconnected, Effects, Input, Reconnected, Request, Think, Who
 from ..game.room import SeatState
+from ..ladder.desk import LadderDesk
 from ..sessions.session import Session
 from ..storage import AsyncStore, Fact, PendingWrite, StorageWriteError, options_to_json
 from ..thinking.pool import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool
@@ -81,6 +82,7 @@ class LobbyHooks(Protocol):
     dealer: Dealer | None
     store: AsyncStore | None
     thinker: ThinkPool | None  # None: every strategy decides in the table's task
+    ladder: LadderDesk  # the claimed names and the ratings its seats show
 
     @property
     def stopping(self) -> bool: ...
