@@ -1,8 +1,8 @@
 """The finished games a server kept, for the lobby's history screen (``H``).
 
 The client imports only the protocol, never the server, so it does not read the
-database itself: it runs ``python -m nimmt.server.records --db [PATH]
---list --json`` in a subprocess (as a replay runs ``--spectator``), which prints
+database itself: it runs ``python -m nimmt.server.records games [--db PATH]
+--json`` in a subprocess (as a replay runs ``spectator``), which prints
 one JSON object a game, and plays the game chosen with ``nimmt-client --replay
 GAME_ID --db PATH`` (``replay_argv``).
 """
@@ -46,8 +46,8 @@ class PastGame:
 
 def history_command(db: str | None, python: str = sys.executable) -> list[str]:
     """The command that lists the games of ``db`` (None or "": the server's default)."""
-    return [python, "-m", "nimmt.server.records", "--db", *([db] if db else []),
-            "--list", "--json"]
+    return [python, "-m", "nimmt.server.records", "games", *(["--db", db] if db else []),
+            "--json"]
 
 
 def replay_argv(game_id: int, db: str | None, python: str = sys.executable) -> list[str]:

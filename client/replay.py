@@ -2,7 +2,7 @@
 
 The client imports only the protocol, never the engine or the server, so it does
 not replay a record itself: it runs ``python -m nimmt.server.records
---spectator FILE`` (or ``--spectator --db PATH GAME_ID``) in a subprocess, as
+spectator FILE`` (or ``spectator --db PATH GAME_ID``) in a subprocess, as
 ``--solo`` runs a private server. That command prints the game as the protocol
 messages a spectator of its table would have received, one JSON object a line;
 :func:`load_replay` reads them back with the protocol's own decoder, and
@@ -47,7 +47,7 @@ class ReplayError(Exception):
 def replay_command(game: str, db: str | None = None,
                    python: str = sys.executable) -> list[str]:
     """The command that prints the game as a spectator's messages (JSON lines)."""
-    return [python, "-m", "nimmt.server.records", "--spectator", game,
+    return [python, "-m", "nimmt.server.records", "spectator", game,
             *(("--db", db) if db is not None else ())]
 
 

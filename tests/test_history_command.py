@@ -1,4 +1,5 @@
-"""``nimmt-replay --db``: the finished games a server kept, listed, replayed, exported, summed up."""
+"""``nimmt-replay games|players|ladder`` (and the older ``--db PATH ...``): the finished
+games a server kept, listed, replayed, exported, summed up."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nimmt.engine import Options, record_from_game, record_from_json
-from nimmt.server.records.history import main, wants_history
+from nimmt.server.records.command import modern_argv
 from nimmt.server.records.replay import main as replay_main
 from nimmt.server.storage import Store
 
@@ -40,7 +41,7 @@ def database(tmp_path: Path) -> tuple[Path, list]:
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
+    status = replay_main(list(args))
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -133,10 +134,18 @@ def test_errors_say_what_to_do(database, capsys, tmp_path) -> None:
     assert status == 1 and "no finished game 99" in err and "--list" in err
     status, _, err = run(capsys, "--db", str(tmp_path / "none.db"), "--list")
     assert status == 2 and f"there is no database at {tmp_path / 'none.db'}" in err
-    status, _, err = run(capsys, "--db", str(path))
-    assert status == 2 and "give --list, --players, --ladder or a GAME_ID" in err
     status, _, err = run(capsys, "--db", str(path), "--list", "--export", "x.json")
-    assert status == 2 and "need a GAME_ID" in err
+    assert status == 2 and err.endswith(
+        f"nimmt-replay: --export needs a GAME_ID: nimmt-replay games --db {path} GAME_ID "
+        f"--export FILE (nimmt-replay games --db {path} lists the ids)\n")
+    status, _, err = run(capsys, "games", "--db", str(path), "game.json")
+    assert status == 2 and err.endswith(
+        f"nimmt-replay: GAME_ID is a number (nimmt-replay games --db {path} lists them), "
+        "not 'game.json'; to replay a record file: nimmt-replay show game.json\n")
+    status, _, err = run(capsys, "--db", str(path), "--list", "--players")
+    assert status == 2 and err.endswith(
+        "nimmt-replay: --list and --players are two modes: give one "
+        "(nimmt-replay --help lists them)\n")
     status, _, err = run(capsys, "--db", str(path), "1", "--export", str(tmp_path / "no" / "x.json"))
     assert status == 2 and "cannot write" in err
 
@@ -158,8 +167,9 @@ def test_history_can_be_read_while_the_server_holds_the_file(database, capsys) -
 
 def test_nimmt_replay_command_takes_db_and_still_replays_files(database, tmp_path, capsys) -> None:
     path, played = database
-    assert wants_history(["--db", "x", "--list"]) and wants_history(["--db=x", "1"])
-    assert not wants_history(["record.json"])
+    assert modern_argv(["--db", "x", "--list"]) == ["games", "--db", "x", "--list"]
+    assert modern_argv(["--db=x", "1"]) == ["games", "--db=x", "1"]
+    assert modern_argv(["record.json"]) == ["show", "record.json"]
     assert replay_main(["--db", str(path), "--list"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 1 + len(played)
     record_file = tmp_path / "game.json"

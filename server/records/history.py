@@ -1,19 +1,20 @@
-"""``nimmt-replay --db PATH ...``: the finished games a ``nimmt-server`` kept.
+"""``nimmt-replay games|players|ladder``: the finished games a ``nimmt-server`` kept.
 
-    nimmt-replay --db PATH --list              # every finished game, oldest first
-    nimmt-replay --db PATH --list --json       # ... one JSON object a game (list_json)
-    nimmt-replay --db PATH 7                   # replay game 7 step by step
-    nimmt-replay --db PATH 7 --export 7.json   # write its record (docs/RECORD.md)
-    nimmt-replay --db PATH --players           # games, wins, bullheads a round, per name
-    nimmt-replay --db PATH --ladder [--json]   # the leaderboard of rated games
+    nimmt-replay games --db PATH                # every finished game, oldest first
+    nimmt-replay games --db PATH --json         # ... one JSON object a game (list_json)
+    nimmt-replay games --db PATH 7              # replay game 7 step by step
+    nimmt-replay games --db PATH 7 --export 7.json   # write its record (docs/RECORD.md)
+    nimmt-replay players --db PATH              # games, wins, bullheads a round, per name
+    nimmt-replay ladder --db PATH [--json]      # the leaderboard of rated games
 
-``--db`` without a path reads the server's default database. The file is
-opened read-only: it may be read while the server runs. Exit status: 0 ok, 1
-no such game or a record that does not replay, 2 a usage error or a database
-that cannot be read.
+(The older spellings ``nimmt-replay --db PATH --list | 7 | --players | --ladder``
+are the same commands: ``command.py``.) Without ``--db``, or ``--db`` without a
+path, the server's default database. The file is opened read-only: it may be
+read while the server runs. Exit status: 0 ok, 1 no such game or a record that
+does not replay, 2 a usage error or a database that cannot be read.
 
-``nimmt.server.records.replay`` (the ``nimmt-replay`` command) hands every
-command line with ``--db`` to ``main`` here.
+``nimmt.server.records.replay`` (the ``nimmt-replay`` command) parses the command
+line and hands these modes to ``run`` here.
 """
 
 from __future__ import annotations
@@ -29,42 +30,11 @@ from typing import TextIO
 from nimmt.engine import RecordError, Replay, RecordStart
 from nimmt.engine.records import Narrator, event_to_json, step_lines
 
+from .command import PROG, db_words
 from .leaderboard import ladder_json, ladder_lines, leaderboard
-from ..storage import GameSummary, NoSuchGame, PlayerStats, StorageError, Store, default_path
+from ..storage import GameSummary, NoSuchGame, PlayerStats, StorageError, Store
 
-__all__ = ["main", "wants_history", "list_lines", "list_json", "player_lines", "open_store"]
-
-PROG = "nimmt-replay"
-
-
-def wants_history(argv: Sequence[str]) -> bool:
-    """Whether a ``nimmt-replay`` command line is about a database (has ``--db``)."""
-    return any(arg == "--db" or arg.startswith("--db=") for arg in argv)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        description="Show the finished games a nimmt-server kept in its database "
-        "(or, without --db, replay a record file: nimmt-replay FILE).",
-    )
-    p.add_argument("--db", metavar="PATH", nargs="?", const="", required=True,
-                   help=f"the server's database (without PATH: {default_path()})")
-    p.add_argument("game", metavar="GAME_ID", nargs="?", type=int,
-                   help="replay this finished game step by step (ids: --list)")
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--list", action="store_true", help="list the finished games")
-    what.add_argument("--players", action="store_true",
-                      help="per player: games, wins, mean bullheads per round")
-    what.add_argument("--ladder", action="store_true",
-                      help="the leaderboard of rated games: rank, name, rating, games, trend")
-    p.add_argument("--export", metavar="FILE",
-                   help="with GAME_ID: write its record (docs/RECORD.md) to FILE (- : stdout)")
-    p.add_argument("--json", action="store_true",
-                   help="with GAME_ID: print the events as JSON lines instead of text; "
-                   "with --list: one JSON object a game (what nimmt-client's history shows); "
-                   "with --ladder: the leaderboard as JSON")
-    return p
+__all__ = ["run", "list_lines", "list_json", "player_lines", "open_store"]
 
 
 def _when(seconds: float) -> str:
@@ -165,47 +135,39 @@ def open_store(db: str, err: TextIO) -> Store | None:
     try:
         return Store.open(db or None, read_only=True)
     except StorageError as e:
-        err.write(f"{PROG}: {e}\n")
+        hint = ""
+        if str(e).startswith("there is no database"):
+            hint = (" (give the file a nimmt-server --db PATH keeps its games in: --db PATH)"
+                    if db else " (the server's default database; a nimmt-server started "
+                    "with --db PATH keeps its games there: give it with --db PATH)")
+        err.write(f"{PROG}: {e}{hint}\n")
         return None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``nimmt-replay --db ...``; return the exit status."""
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse has printed the usage or the help
-        return e.code if isinstance(e.code, int) else 2
-    out, err = sys.stdout, sys.stderr
-    if not (args.list or args.players or args.ladder or args.game is not None):
-        parser.print_usage(err)
-        err.write(f"{PROG}: give --list, --players, --ladder or a GAME_ID\n")
-        return 2
-    if (args.export or (args.json and not (args.list or args.ladder))) and args.game is None:
-        err.write(f"{PROG}: --export and --json need a GAME_ID (see --list); "
-                  "--json also goes with --list and --ladder\n")
-        return 2
-    store = open_store(args.db, err)
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``nimmt-replay games``, ``players`` or ``ladder`` (``args.mode``), parsed
+    and checked by ``command.parse``; return the exit status."""
+    game = int(args.game) if args.mode == "games" and args.game is not None else None
+    store = open_store(args.db or "", err)
     if store is None:
         return 2
     try:
-        if args.list and args.json:
-            out.writelines(line + "\n" for line in list_json(store.games()))
-        elif args.list:
-            out.write("\n".join(list_lines(store.games())) + "\n")
-        elif args.players:
+        if args.mode == "players":
             out.write("\n".join(player_lines(store.player_stats())) + "\n")
-        elif args.ladder:
+        elif args.mode == "ladder":
             board = leaderboard(store)
             out.write((ladder_json(board) if args.json else "\n".join(ladder_lines(board)))
                       + "\n")
-        if args.game is not None:
-            if args.export:
-                _export(store, args.game, args.export, out)
-            else:
-                return _replay(store, args.game, args.json, out, err)
+        elif game is None and args.json:
+            out.writelines(line + "\n" for line in list_json(store.games()))
+        elif game is None:
+            out.write("\n".join(list_lines(store.games())) + "\n")
+        elif args.export:
+            _export(store, game, args.export, out)
+        else:
+            return _replay(store, game, args.json, out, err)
     except NoSuchGame as e:
-        err.write(f"{PROG}: {e} (nimmt-replay --db {args.db} --list shows them)\n")
+        err.write(f"{PROG}: {e} ({PROG} games{db_words(args.db)} --list shows them)\n")
         return 1
     except BrokenPipeError:  # piped into head: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -218,7 +180,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
     out.flush()
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

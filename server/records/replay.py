@@ -1,24 +1,25 @@
-"""``nimmt-replay FILE``: re-run a game record through the engine and show each step.
+"""``nimmt-replay``: re-run a game record through the engine and show each step.
 
-Prints the game readably (or, with ``--json``, one JSON object per event and
-line); a record that contradicts the rules is rejected with an error naming
-the round, turn and seat. Exit status: 0 when the record replays (to its end or
-to where it stops), 1 when the record is invalid or contradicts the rules, 2 for
-a usage error or a file that cannot be read. Run as
-``python -m nimmt.server.records.replay`` as well. The record format is
-described in docs/RECORD.md.
+The command line (its modes, the older spellings) is ``command.py``'s; this
+module runs the modes on records: ``show`` prints the game readably (or, with
+``--json``, one JSON object per event and line); a record that contradicts the
+rules is rejected with an error naming the round, turn and seat. Exit status: 0
+when the record replays (to its end or to where it stops), 1 when the record is
+invalid or contradicts the rules, 2 for a usage error or a file that cannot be
+read. The record format is described in docs/RECORD.md. The modes on a server's
+database (``games``, ``players``, ``ladder``) are ``history.py``'s.
 
-With ``--spectator`` (a record file, or ``--db PATH GAME_ID``) it prints the
-game as the protocol messages a spectator of its table would have received, one
-JSON object a line (``watching`` first, each with its ``seq``): what
-``nimmt-client --replay`` plays on its board (the client imports only the
-protocol, so it runs this command rather than the engine).
+``spectator`` (a record file, or ``--db PATH GAME_ID``) prints the game as the
+protocol messages a spectator of its table would have received, one JSON object
+a line (``watching`` first, each with its ``seq``): what ``nimmt-client
+--replay`` plays on its board (the client imports only the protocol, so it runs
+this command rather than the engine).
 
-``nimmt-replay --verify FILE`` (or ``--verify --db [PATH] GAME_ID``, a game the
-server kept) checks that every deal of a finished game is the one derived from
-the seed it committed to and the players' contributions (docs/PROTOCOL.md,
-"Verifiable deals"), and that the record replays: exit status 0 when it does,
-1 when a deal, the seed or the record is wrong.
+``verify FILE`` (or ``verify --db PATH GAME_ID``, a game the server kept) checks
+that every deal of a finished game is the one derived from the seed it committed
+to and the players' contributions (docs/PROTOCOL.md, "Verifiable deals"), and
+that the record replays: exit status 0 when it does, 1 when a deal, the seed or
+the record is wrong.
 
 The replaying and the words are the engine's (``nimmt.engine.records``); this
 module reads the file and writes to the terminal. It lives in the server package,
@@ -57,29 +58,15 @@ from nimmt.engine.records import (
 )
 
 from ..game import translate
-from .history import main as history_main
-from .history import open_store, wants_history
 from ..game.events import messages_for
+from . import history
+from .command import PROG, db_words, parse
+from .history import open_store
 
-__all__ = ["main", "spectator_messages", "verify_main"]
+__all__ = ["main", "spectator_messages"]
 
 #: The decisions' times a replayed table announces: the longest (clients show no clock).
 _UNTIMED = P.MAX_DECISION_TIME
-
-PROG = "nimmt-replay"
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Re-run a 6 nimmt! game record (docs/RECORD.md) through the rules engine "
-        "and show each step. Exit status 1 if the record contradicts the rules.",
-    )
-    parser.add_argument("file", metavar="FILE", help="the record (JSON); - reads standard input")
-    parser.add_argument(
-        "--json", action="store_true", help="print the events as JSON lines instead of text"
-    )
-    return parser
 
 
 def _read(path: str) -> Record:
@@ -97,7 +84,11 @@ def _read_or_say(path: str, err: TextIO) -> Record | int:
     try:
         return _read(path)
     except OSError as e:
-        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}\n")
+        # a bare word that is no file was more likely meant as a mode (nimmt-replay list)
+        hint = (f" (not a record file, nor a mode: {PROG} --help lists them)"
+                if isinstance(e, FileNotFoundError) and "." not in path and os.sep not in path
+                else "")
+        err.write(f"{PROG}: {label}: cannot read: {e.strerror or e}{hint}\n")
         return 2
     except RecordError as e:
         err.write(f"{PROG}: {label}: {e}\n")
@@ -152,23 +143,10 @@ class _Loaded:
         self.record, self.label, self.table_id, self.name = record, label, table_id, name
 
 
-def _mode_parser(mode: str, description: str) -> argparse.ArgumentParser:
-    """The arguments of ``--spectator`` and ``--verify``: a record file or a kept game."""
-    parser = argparse.ArgumentParser(prog=f"{PROG} --{mode}", description=description)
-    parser.add_argument(f"--{mode}", action="store_true", required=True)
-    parser.add_argument("game", metavar="FILE|GAME_ID",
-                        help="a record file (- : standard input), or with --db the id of a "
-                        "game the server kept (nimmt-replay --db PATH --list)")
-    parser.add_argument("--db", metavar="PATH", nargs="?", const="",
-                        help="read game GAME_ID from the server's database (without PATH: "
-                        "the default one)")
-    return parser
-
-
 def _load(game: str, db: str | None, err: TextIO) -> _Loaded | int:
-    """The record named by ``game`` (a file, or with ``db`` a game id), or the exit
-    status once ``err`` was told why not (2: usage or unreadable, 1: no such game or
-    not a record)."""
+    """The record named by ``game`` (a file, or with ``db`` a game id: ``command``
+    checked it is a number), or the exit status once ``err`` was told why not (2:
+    unreadable, 1: no such game or not a record)."""
     if db is None:
         record = _read_or_say(game, err)
         if isinstance(record, int):
@@ -177,16 +155,13 @@ def _load(game: str, db: str | None, err: TextIO) -> _Loaded | int:
         return _Loaded(record, game if game != "-" else "<stdin>", "replay", name)
     from ..storage import NoSuchGame
 
-    if not game.isdigit():
-        err.write(f"{PROG}: with --db give a game id (a number), not {game!r}\n")
-        return 2
     store = open_store(db, err)
     if store is None:
         return 2
     try:
         stored = store.game(int(game))
     except NoSuchGame as e:
-        err.write(f"{PROG}: {e} (nimmt-replay --db {db} --list shows them)\n")
+        err.write(f"{PROG}: {e} ({PROG} games{db_words(db)} --list shows them)\n")
         return 1
     finally:
         store.close()
@@ -195,15 +170,8 @@ def _load(game: str, db: str | None, err: TextIO) -> _Loaded | int:
                    f"{summary.table_name}, game {summary.game_no}")
 
 
-def _spectator_main(argv: Sequence[str]) -> int:
-    """``nimmt-replay --spectator FILE`` or ``--spectator --db PATH GAME_ID``."""
-    parser = _mode_parser("spectator", "Print a finished game as the protocol messages a "
-                          "spectator receives (JSON lines), for nimmt-client --replay.")
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else 2
-    err = sys.stderr
+def _spectator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``nimmt-replay spectator FILE`` or ``spectator --db PATH GAME_ID``."""
     loaded = _load(args.game, args.db, err)
     if isinstance(loaded, int):
         return loaded
@@ -212,7 +180,6 @@ def _spectator_main(argv: Sequence[str]) -> int:
     except RecordError as e:
         err.write(f"{PROG}: {loaded.label}: {e}\n")
         return 1
-    out = sys.stdout
     try:
         for seq, msg in enumerate(messages, 1):
             out.write(json.dumps({**msg.to_wire(), "seq": seq}) + "\n")
@@ -222,17 +189,8 @@ def _spectator_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def verify_main(argv: Sequence[str]) -> int:
-    """``nimmt-replay --verify``: 0 every deal checks, 1 one does not, 2 usage or unreadable."""
-    parser = _mode_parser("verify", "Check that every deal of a finished game is the one "
-                          "derived from the seed the server committed to and the players' "
-                          "contributions (docs/PROTOCOL.md, Verifiable deals). Exit status 1 "
-                          "if one is not.")
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else 2
-    out, err = sys.stdout, sys.stderr
+def _verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``nimmt-replay verify``: 0 every deal checks, 1 one does not, 2 unreadable."""
     loaded = _load(args.game, args.db, err)
     if isinstance(loaded, int):
         return loaded
@@ -250,20 +208,8 @@ def verify_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``nimmt-replay``; return the exit status (0 ok, 1 bad record, 2 usage or unreadable)."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    if "--spectator" in args_list:
-        return _spectator_main(args_list)
-    if "--verify" in args_list:
-        return verify_main(args_list)
-    if wants_history(args_list):
-        return history_main(args_list)
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as e:  # argparse has printed the usage or the help
-        return e.code if isinstance(e.code, int) else 2
-    out, err = sys.stdout, sys.stderr
+def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``nimmt-replay show [--json] FILE``: the record step by step."""
     label = args.file if args.file != "-" else "<stdin>"
     record = _read_or_say(args.file, err)
     if isinstance(record, int):
@@ -298,6 +244,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # so that flushing stdout at exit does not fail
         return 0
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``nimmt-replay``; return the exit status (0 ok, 1 bad record or no such
+    game, 2 usage or unreadable)."""
+    out, err = sys.stdout, sys.stderr
+    args = parse(sys.argv[1:] if argv is None else argv, err)
+    if isinstance(args, int):
+        return args
+    if args.mode == "show":
+        return _show(args, out, err)
+    if args.mode == "verify":
+        return _verify(args, out, err)
+    if args.mode == "spectator":
+        return _spectator(args, out, err)
+    return history.run(args, out, err)
 
 
 if __name__ == "__main__":
