@@ -74,8 +74,8 @@ def seats_left(facts: Iterable[Fact]) -> set[int]:
     for fact in facts:
         if fact.kind == "game_started":
             left = set()
-        elif fact.kind == "left":
-            left.add(fact.payload.get("seat"))
+        elif fact.kind == "left" and isinstance(fact.payload.get("seat"), int):
+            left.add(fact.payload["seat"])
         elif fact.kind == "seat":
             left.discard(fact.payload.get("seat"))
     return left
