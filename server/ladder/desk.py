@@ -3,7 +3,9 @@ rated table, the ratings of a rated table's finished games, and the leaderboard.
 Decisions are made by ``claims.ClaimBook`` and ``ratings.Ladder``; this module
 keeps them in the database (``storage.ladder``) when there is one, and in memory
 (what the lobby shows is always read from memory: a ``leaderboard`` request or a
-table's seats cost no database read).
+table's seats cost no database read). A finished game's ratings are worked out
+here (``rate``) and written by its table with the game, in one transaction; at
+start (``load``) a game kept without them by an older version is rated, once.
 
 The leaderboard (``board_key``): best conservative rating first (``ordinal``,
 rounded to 2 decimals; then more games, then the name): the lobby keeps it sorted
@@ -18,7 +20,7 @@ import logging
 import time
 from bisect import bisect_left, insort
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -35,6 +37,8 @@ from ..storage.ladder import (
     load_recent,
     save_claim,
     save_ratings,
+    save_ratings_once,
+    unrated_games,
 )
 
 __all__ = ["LadderDesk", "BoardRow", "TREND_GAMES", "rated_names", "rank_board", "board_key",
@@ -141,6 +145,7 @@ class LadderDesk:
                                           maxlen=TREND_GAMES + 1)
                 self.kinds[name] = past.kind
         self._rated_changed(self.ladder.ratings)
+        await self._rate_missed(store)
         log.info("ladder: %d claimed names, %d rated", len(self.claims),
                  len(self.ladder.ratings))
 
@@ -159,26 +164,66 @@ class LadderDesk:
             stored = StoredClaim(claim.name, claim.salt, claim.digest, claim.at)
             await self.store.ladder_write(lambda db: save_claim(db, name_key(claim.name), stored))
 
+    def rate(self, names: Sequence[str], places: Sequence[int], kinds: Sequence[str],
+             strategies: Sequence[str | None]) -> list[RatingChange]:
+        """Rate a finished game of a rated table, in memory (the seats and the board
+        show the new ratings at once); return the changes, to be kept with the game
+        (``finish_game(..., ratings=)``, one transaction). None if a player's name was
+        not claimed (the game is not rated)."""
+        changes, rated_kinds = self._outcome(names, places, kinds, strategies)
+        self._apply(changes, rated_kinds)
+        return changes
+
     async def game_finished(self, names: Sequence[str], places: Sequence[int],
                             kinds: Sequence[str], strategies: Sequence[str | None],
                             game_id: int | None) -> list[RatingChange]:
-        """Rate a finished game of a rated table; return and save the changes (none if
-        a player's name was not claimed)."""
+        """Rate a game kept without its ratings (``game_id``; None: no game row) and
+        save them, unless that game is rated already (then nothing changes and this
+        returns no change)."""
+        changes, rated_kinds = self._outcome(names, places, kinds, strategies)
+        store = self.store
+        if changes and store is not None:
+            at = time.time()
+            if game_id is None:
+                await store.ladder_write(lambda db: save_ratings(db, None, changes, at))
+            else:
+                saved = await store.written(store.writes().ladder_write(
+                    lambda db: save_ratings_once(db, game_id, changes, at)))
+                if saved is False:  # (not known while storage fails: it is queued)
+                    return []
+        self._apply(changes, rated_kinds)
+        return changes
+
+    async def _rate_missed(self, store: AsyncStore) -> None:
+        """Rate the games of open rated tables kept without their ratings (by an older
+        version, which rated in a transaction of its own after the game's: a server
+        killed in between kept the game unrated), each once, oldest first."""
+        for game in await store.ladder_read(unrated_games):
+            changes = await self.game_finished(game.names, game.places, game.kinds,
+                                               game.strategies, game.game_id)
+            if changes:
+                log.info("ladder: game %d of table %s was kept without its ratings: rated "
+                         "now", game.game_id, game.table_id)
+
+    def _outcome(self, names: Sequence[str], places: Sequence[int], kinds: Sequence[str],
+                 strategies: Sequence[str | None],
+                 ) -> tuple[list[RatingChange], dict[str, str]]:
+        """The new ratings (nothing changes yet) and the kind of each rated name's
+        seat; none if a name is not claimed."""
         rated = rated_names(names, kinds, strategies, self.claims)
         if rated is None:
             log.info("ladder: a game of a rated table is not rated: a name is not claimed")
-            return []
-        changes = self.ladder.rate(rated, places)
-        seat_kinds = dict(zip(rated, kinds))
+            return [], {}
+        return self.ladder.outcome(rated, places), dict(zip(rated, kinds))
+
+    def _apply(self, changes: Sequence[RatingChange], kinds: Mapping[str, str]) -> None:
+        """The ratings are ``changes`` (an ``_outcome``) from now on."""
+        self.ladder.apply(changes)
         for c in changes:
             past = self.recent.setdefault(c.name, deque(maxlen=TREND_GAMES + 1))
             past.append(ordinal(c.mu, c.sigma))
-            self.kinds[c.name] = seat_kinds.get(c.name)
+            self.kinds[c.name] = kinds.get(c.name)
         self._rated_changed([c.name for c in changes])
-        if self.store is not None:
-            at = time.time()
-            await self.store.ladder_write(lambda db: save_ratings(db, game_id, changes, at))
-        return changes
 
     # ------------------------------------------------------------------ the leaderboard
     def _rated_changed(self, names: Iterable[str]) -> None:

@@ -11,7 +11,8 @@ Built-in bots are rated under a fixed name per strategy (``bot:easy``,
 ``bot:hard``, ...). Two seats with one name in a game (two easy bots) each play
 from that name's rating; the name then takes the mean of their new ratings and
 counts one game. Sans-IO: the lobby loads the ratings at start, asks
-:meth:`Ladder.rate` after a rated game and saves what it returns.
+:meth:`Ladder.rate` after a rated game (``outcome`` alone changes nothing) and the
+table saves what it returns with the game, in one transaction (``Store.finish_game``).
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ class Ladder:
             rating = Rating(fresh.mu, fresh.sigma, 0)
         return rating
 
-    def rate(self, names: Sequence[str], places: Sequence[int]) -> list[RatingChange]:
-        """Update the ratings after a game where seat ``i`` went by ``names[i]`` and
-        finished in ``places[i]``; return the new ratings, one per name."""
+    def outcome(self, names: Sequence[str], places: Sequence[int]) -> list[RatingChange]:
+        """The new ratings after a game where seat ``i`` went by ``names[i]`` and
+        finished in ``places[i]``, one per name (nothing changes until ``apply``)."""
         if len(names) != len(places) or len(names) < 2:
             raise ValueError("a rated game needs a name and a place for each of 2+ seats")
         teams = [[_MODEL.rating(mu=self.get(n).mu, sigma=self.get(n).sigma, name=n)]
@@ -78,7 +79,17 @@ class Ladder:
         for name, results in by_name.items():
             mu = sum(r[0] for r in results) / len(results)
             sigma = sum(r[1] for r in results) / len(results)
-            games = self.get(name).games + 1
-            self.ratings[name] = Rating(mu, sigma, games)
-            changes.append(RatingChange(name, mu, sigma, games, min(r[2] for r in results)))
+            changes.append(RatingChange(name, mu, sigma, self.get(name).games + 1,
+                                        min(r[2] for r in results)))
+        return changes
+
+    def apply(self, changes: Sequence[RatingChange]) -> None:
+        """Make ``changes`` (an ``outcome``) the ratings now."""
+        for c in changes:
+            self.ratings[c.name] = Rating(c.mu, c.sigma, c.games)
+
+    def rate(self, names: Sequence[str], places: Sequence[int]) -> list[RatingChange]:
+        """``outcome`` and ``apply`` it: the new ratings, one per name."""
+        changes = self.outcome(names, places)
+        self.apply(changes)
         return changes

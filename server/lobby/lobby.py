@@ -26,6 +26,7 @@ from ..ladder.ratings import ordinal
 from ..tables.restore import RestoreError, restore_match, skip_on_restore
 from ..sessions.session import Link, Session
 from ..storage import AsyncStore, StorageWriteError
+from ..storage.ladder import RatingChange
 from ..tables.table import Table, storage_notice
 from .table_ids import new_table_id, table_id_prefix
 from .welcome import SERVER_SOFTWARE, Greeter
@@ -171,23 +172,23 @@ class Lobby(Greeter):
                      f", {watchers} spectator{'' if watchers == 1 else 's'}" if watchers else "")
         return restored
 
-    async def rate_game(self, table: Table, done: Any, game_id: int | None) -> bool:
-        """A game of the rated ``table`` ended (``done``: its ``Finished``): rate it
-        (and save the ratings before its players hear the game is over); whether
-        any rating changed."""
+    def rate_game(self, table: Table, done: Any) -> list[RatingChange]:
+        """A game of the rated ``table`` ended (``done``: its ``Finished``): rate it in
+        memory; the changes, for the table to keep with the game (one transaction,
+        before its players hear the game is over)."""
         record = done.record
         result = record.result
         if result is None or result.places is None:  # pragma: no cover - a finished game has them
-            return False
+            return []
         n = record.options.players
         seats = table.seats
         strategies = [s.strategy if s is not None else None for s in seats[:n]]
-        changes = await self.ladder.game_finished(
-            [record.name(i) for i in range(n)], result.places, done.kinds, strategies, game_id)
+        changes = self.ladder.rate(
+            [record.name(i) for i in range(n)], result.places, done.kinds, strategies)
         for c in changes:
             log.info("table=%s rated: %s now %.2f (%d games)", table.id, c.name,
                      ordinal(c.mu, c.sigma), c.games)
-        return bool(changes)
+        return changes
 
     def storage_health(self, error: StorageWriteError | None) -> None:
         """The database stopped (``error``) or started again (None) taking writes: every

@@ -46,6 +46,7 @@ from nimmt.engine import Record
 
 from .errors import StorageWriteError
 from .facts import Fact
+from .ladder import RatingChange
 from .rows import StoredTable
 from .store import Checkpointer, Store
 
@@ -519,10 +520,12 @@ class AsyncStore:
         return await self._one(self.writes().unwatch(table_id, token_hash))
 
     async def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
-                          kinds: Sequence[str], started: float, ended: float) -> int | None:
-        """Keep a finished game; its id, or None while storage fails (it is queued)."""
+                          kinds: Sequence[str], started: float, ended: float,
+                          ratings: Sequence[RatingChange] = ()) -> int | None:
+        """Keep a finished game (with its ``ratings``, if rated); its id, or None while
+        storage fails (it is queued)."""
         write = self.writes().finish_game(table_id, table_name, game_no, record, kinds,
-                                          started, ended)
+                                          started, ended, ratings)
         await self.written(write)
         return self.game_id(write)
 
@@ -583,9 +586,10 @@ class Writes:
         return self._add("unwatch", table_id, table_id, token_hash)
 
     def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
-                    kinds: Sequence[str], started: float, ended: float) -> PendingWrite | None:
+                    kinds: Sequence[str], started: float, ended: float,
+                    ratings: Sequence[RatingChange] = ()) -> PendingWrite | None:
         return self._add("finish_game", table_id, table_id, table_name, game_no, record,
-                         tuple(kinds), started, ended)
+                         tuple(kinds), started, ended, tuple(ratings))
 
     def close_table(self, table_id: str) -> PendingWrite | None:
         return self._add("close_table", table_id, table_id)

@@ -1,16 +1,19 @@
 """The ladder's rows: claimed names and ratings (schema 3). Functions over an open
 ``sqlite3.Connection``: ``Store.ladder_write`` runs the writers in a transaction,
-``Store.ladder_read`` the readers."""
+``Store.ladder_read`` the readers. A rated game's ratings are written with the game
+itself (``Store.finish_game``); ``unrated_games`` finds a game kept without them (by
+an older version, which rated in a later transaction), ``save_ratings_once`` rates it."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["StoredClaim", "StoredRating", "RatingChange", "LadderRow", "RecentRatings",
-           "save_claim", "load_claims", "save_ratings", "load_ratings", "load_recent",
-           "ladder_rows"]
+           "UnratedGame", "save_claim", "load_claims", "save_ratings", "save_ratings_once",
+           "unrated_games", "load_ratings", "load_recent", "ladder_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,19 @@ class RecentRatings:
     kind: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class UnratedGame:
+    """A finished game of an open rated table kept without its ratings: each seat's
+    name, place, kind and (a built-in bot's) strategy, as its table's seats say."""
+
+    game_id: int
+    table_id: str
+    names: tuple[str, ...]
+    places: tuple[int, ...]
+    kinds: tuple[str, ...]
+    strategies: tuple[str | None, ...]
+
+
 def save_claim(db: sqlite3.Connection, name_key: str, claim: StoredClaim) -> None:
     db.execute("INSERT OR REPLACE INTO claims (name_key, name, salt, digest, at) "
                "VALUES (?, ?, ?, ?, ?)", (name_key, claim.name, claim.salt, claim.digest,
@@ -81,6 +97,39 @@ def save_ratings(db: sqlite3.Connection, game_id: int | None, changes: Sequence[
                    "VALUES (?, ?, ?, ?, ?)", (c.name, c.mu, c.sigma, c.games, at))
         db.execute("INSERT INTO rating_history (game_id, name, mu, sigma, place, at) "
                    "VALUES (?, ?, ?, ?, ?, ?)", (game_id, c.name, c.mu, c.sigma, c.place, at))
+
+
+def save_ratings_once(db: sqlite3.Connection, game_id: int, changes: Sequence[RatingChange],
+                      at: float) -> bool:
+    """``save_ratings`` unless the game ``game_id`` is rated already; whether it saved
+    (a game is never rated twice)."""
+    if db.execute("SELECT 1 FROM rating_history WHERE game_id = ? LIMIT 1",
+                  (game_id,)).fetchone():
+        return False
+    save_ratings(db, game_id, changes, at)
+    return True
+
+
+def unrated_games(db: sqlite3.Connection) -> list[UnratedGame]:
+    """The finished games of the open rated tables that have no ratings, oldest first
+    (a closed table's games are not looked at: its row, and whether it was rated, is
+    gone)."""
+    out = []
+    for game_id, table_id, settings in db.execute(
+            "SELECT g.id, g.table_id, t.settings FROM games AS g JOIN tables AS t"
+            " ON t.id = g.table_id WHERE g.id NOT IN"
+            " (SELECT game_id FROM rating_history WHERE game_id IS NOT NULL)"
+            " ORDER BY g.id").fetchall():
+        if not json.loads(settings).get("table", {}).get("rated"):
+            continue
+        players = db.execute(
+            "SELECT p.name, p.place, p.kind, s.strategy FROM game_players AS p"
+            " LEFT JOIN seats AS s ON s.table_id = ? AND s.seat = p.seat"
+            " WHERE p.game_id = ? ORDER BY p.seat", (table_id, game_id)).fetchall()
+        out.append(UnratedGame(game_id, table_id, tuple(p[0] for p in players),
+                               tuple(p[1] for p in players), tuple(p[2] for p in players),
+                               tuple(p[3] if p[2] == "builtin" else None for p in players)))
+    return out
 
 
 def load_ratings(db: sqlite3.Connection) -> list[StoredRating]:

@@ -53,6 +53,7 @@ from .errors import (
 )
 from .facts import Fact, game_over_fact, options_to_json
 from .files import LockFile, Made, create_private, default_path, hash_token, make_folders
+from .ladder import RatingChange, save_ratings
 from .rows import (
     GameSummary,
     NoSuchGame,
@@ -659,10 +660,13 @@ class Store:
         return seq
 
     def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
-                    kinds: Sequence[str], started: float, ended: float | None = None) -> int:
+                    kinds: Sequence[str], started: float, ended: float | None = None,
+                    ratings: Sequence[RatingChange] = ()) -> int:
         """Keep a finished game (its record, built with ``record_from_game``, names
         its seats and claims its result) and append its ``game_over`` fact, in one
-        transaction; return the game's id. ``kinds``: each seat's kind."""
+        transaction; return the game's id. ``kinds``: each seat's kind. ``ratings``:
+        a rated game's new ratings (``Ladder.rate``), kept in the same transaction: a
+        game is never kept without them, nor they without it."""
         result = record.result
         if result is None or result.totals is None or result.places is None:
             raise ValueError("the record of a finished game claims its result: record_from_game(game)")
@@ -692,6 +696,8 @@ class Store:
             if db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone():
                 # (inserted with this transaction's other facts, by ``_write``)
                 self._add_facts(table_id, (game_over_fact(game_no, game_id),), now)
+            if ratings:
+                save_ratings(db, game_id, ratings, now)
             return game_id
 
         seqs = dict(self._seqs)

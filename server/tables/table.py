@@ -41,7 +41,8 @@ import logging
 import math
 import time
 from collections import deque
-from dataclasses import asdict
+from collections.abc import Sequence
+from dataclasses import asdict, replace
 from typing import Any, Protocol
 
 import trio
@@ -56,6 +57,7 @@ from ..game.room import SeatState
 from ..ladder.desk import LadderDesk
 from ..sessions.session import Session
 from ..storage import AsyncStore, Fact, PendingWrite, StorageWriteError, options_to_json
+from ..storage.ladder import RatingChange
 from ..thinking.pool import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool
 from .held import ACK_WAIT, HeldOutput
 
@@ -90,6 +92,7 @@ class LobbyHooks(Protocol):
     def table_started(self, table: Table) -> None: ...
     def table_closed(self, table: Table) -> None: ...
     def after_leave(self, session: Session) -> None: ...
+    def rate_game(self, table: Table, done: Any) -> list[RatingChange]: ...
 
 
 class Table:
@@ -110,7 +113,6 @@ class Table:
         self.match.spectator_grace = spectator_grace
         self.match.claimed_names = lobby.ladder.claims.names
         self.match.seat_ratings = lobby.ladder.seat_ratings
-        self._game_id: int | None = None  # the database's id of the last game kept
         self.store = lobby.store
         self._stored = match is not None  # its row is in the database already
         # sid -> session, for the members
@@ -419,15 +421,18 @@ class Table:
             self._held.hold(effects, write, trio.current_time())
             return
         await self.deliver_held()
+        ratings: list[RatingChange] = []
+        if effects.finished is not None and self.match.settings.rated:
+            # rated in memory now, written with the game below (one transaction), and
+            # shown by the table_updated that follows its game_over
+            ratings = self.lobby.rate_game(self, effects.finished)
+            if ratings:
+                _show_new_ratings(effects, self.info())
         if store is not None and (effects.facts or effects.finished is not None
                                   or effects.closed is not None or effects.started
                                   or watch or unwatch):
-            await self._persist(effects, watch, unwatch)
-        rerated = (effects.finished is not None and self.match.settings.rated
-                   and await self.lobby.rate_game(self, effects.finished, self._game_id))
+            await self._persist(effects, watch, unwatch, ratings)
         self._deliver(effects)
-        if rerated:  # the table_updated just delivered was made before the new ratings
-            self.notify_all(P.TableUpdated(table=self.info()))
         if store is not None and effects.entered and store.failing is not None:
             # the database was failing before they came: they are told too
             notice = storage_notice(store.failing)
@@ -465,9 +470,10 @@ class Table:
         return watch, unwatch
 
     async def _persist(self, effects: Effects, watch: list[Session],
-                       unwatch: list[Session]) -> None:
+                       unwatch: list[Session], ratings: Sequence[RatingChange] = ()) -> None:
         """Write the facts (seats with their session's token, hashed), the finished
-        game and the table's end: all handed to the store, then one wait. A storage
+        game with its ``ratings`` (a rated game's: never kept without them) and the
+        table's end: all handed to the store, then one wait. A storage
         fault is not raised: the store queues the writes and the lobby tells everyone
         (``Lobby.storage_health``)."""
         store = self.store
@@ -501,16 +507,13 @@ class Table:
         if effects.started:
             writes.update_table(table, status="playing")
         done = effects.finished
-        kept = None
         if done is not None:
-            kept = writes.finish_game(table, self.match.name, done.game_no, done.record,
-                                      done.kinds, done.started, done.ended)
+            writes.finish_game(table, self.match.name, done.game_no, done.record,
+                               done.kinds, done.started, done.ended, ratings)
             writes.update_table(table, status="over")
         if effects.closed is not None and effects.closed != "server shutdown":
             writes.close_table(table)
         await writes.written()
-        if done is not None:
-            self._game_id = store.game_id(kept)
 
     async def deliver_held(self) -> None:
         """Deliver the held effects, in order, once their writes are on disk (or failed:
@@ -601,6 +604,26 @@ def stored_settings(match: Match) -> dict[str, Any]:
     return {"table": asdict(match.settings), "persistent": match.persistent,
             "autostart": match.autostart}
 _EMERGENCY = HeuristicStrategy()
+
+
+def _show_new_ratings(effects: Effects, info: P.TableInfo) -> None:
+    """Make the ``table_updated`` messages after the ``game_over`` in ``effects`` show
+    the seats' ratings of ``info`` (the table now, just rated): they were made before."""
+    over = False
+    sends = effects.sends
+    remade: dict[int, P.Message] = {}  # one message sent to many stays one
+    for i, (sid, msg) in enumerate(sends):
+        if isinstance(msg, P.GameOver):
+            over = True
+        elif over and isinstance(msg, P.TableUpdated):
+            new = remade.get(id(msg))
+            if new is None:
+                seats = tuple(
+                    replace(seat, rating=now.rating, games=now.games)
+                    if seat is not None and now is not None and now.name == seat.name
+                    else seat for seat, now in zip(msg.table.seats, info.seats))
+                new = remade[id(msg)] = replace(msg, table=replace(msg.table, seats=seats))
+            sends[i] = (sid, new)
 
 
 def _bot_key(think: Think) -> _BotKey:
