@@ -17,15 +17,26 @@ import getpass
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from nimmt.protocol import Welcome
 
 from .model_state import UNTIMED
-from .net import DEFAULT_PORT, ClientError, connect, format_address, parse_address
+from .net import (
+    DEFAULT_PORT,
+    ClientConnection,
+    ClientError,
+    connect,
+    format_address,
+    parse_address,
+)
 from .words import BOT_LEVELS, DEFAULT_BOT_LEVEL
 
-__all__ = ["main", "parse_args", "parse_address", "default_name"]
+if TYPE_CHECKING:
+    from .keep import TableKeeper
+    from .tui.controller import StartPlan
+
+__all__ = ["main", "parse_args", "parse_address", "default_name", "open_session"]
 
 log = logging.getLogger("nimmt.client")
 T = TypeVar("T")
@@ -164,8 +175,6 @@ async def _say_if_slow(work: Awaitable[T], text: str, after: float = 0.5) -> T:
 
 
 async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
-    from .keep import TableKeeper
-    from .sessions import SessionStore
     from .solo import SoloError, SoloServer
     from .tui.app import run_tui
     from .tui.controller import StartPlan
@@ -174,7 +183,6 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
         return await _replay(args, interactive)
     kind = "spectator" if args.spectator else "human"
     solo: SoloServer | None = None
-    store = SessionStore(args.state_dir)
     on_welcome = None
     keeper = None  # a solo game's log dies with its server: nothing to come back to
     try:
@@ -185,28 +193,7 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
             conn = await solo.connect(args.name, kind)
             plan = StartPlan(solo=True, bot_level=args.level, history_db=args.db)
         else:
-            saved = None if args.new_session or args.spectator else \
-                store.load(args.host, args.port, args.name)
-            conn = await _say_if_slow(
-                connect(args.host, args.port, args.name, kind, token=saved,
-                        handshake_timeout=HANDSHAKE_TIMEOUT,
-                        key=None if args.spectator else
-                        store.key(args.host, args.port, args.name, create=args.claim)),
-                f"nimmt-client: connecting to {format_address(args.host, args.port)}…")
-            resumed = conn.welcome is not None and conn.welcome.resumed
-            keeper = TableKeeper(store.directory, args.host, args.port, args.name)
-            plan = StartPlan(join=None if resumed else args.join,
-                             watch=None if resumed else args.watch,
-                             resumed=resumed, had_session=saved is not None,
-                             bot_level=args.level, spectator=args.spectator,
-                             history_db=args.db)
-
-            def on_welcome(welcome: Welcome) -> None:
-                if not args.spectator:
-                    store.save(args.host, args.port, args.name, welcome.token)
-
-            if conn.welcome is not None:
-                on_welcome(conn.welcome)
+            conn, plan, keeper, on_welcome = await open_session(args)
         if not interactive:
             await conn.close()
             print("nimmt-client: connected, but this is a full-screen program: "
@@ -228,6 +215,56 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     except OSError:
         pass
     return 1 if outcome.error else 0
+
+
+async def open_session(args: argparse.Namespace) -> tuple[
+        ClientConnection, StartPlan, TableKeeper, Callable[[Welcome], None]]:
+    """Connect to ``args``' server with the session saved for its name (``--state-dir``),
+    or a new one: the connection, what to do once welcomed (the plan says why a saved
+    seat was not taken back), the keeper of the screen's log, and what to call with
+    each new welcome (it saves the token under the name)."""
+    from .keep import TableKeeper
+    from .sessions import SessionStore
+    from .tui.controller import StartPlan
+
+    kind = "spectator" if args.spectator else "human"
+    store = SessionStore(args.state_dir)
+    saved = None if args.new_session or args.spectator else \
+        store.load(args.host, args.port, args.name)
+    conn = await _say_if_slow(
+        connect(args.host, args.port, args.name, kind, token=saved,
+                handshake_timeout=HANDSHAKE_TIMEOUT,
+                key=None if args.spectator else
+                store.key(args.host, args.port, args.name, create=args.claim)),
+        f"nimmt-client: connecting to {format_address(args.host, args.port)}…")
+    resumed = conn.welcome is not None and conn.welcome.resumed
+    keeper = TableKeeper(store.directory, args.host, args.port, args.name)
+    why = None
+    if args.spectator or resumed:
+        pass
+    elif args.new_session:
+        why = "you asked for a new session (--new-session)"
+    elif saved is None:
+        why = f"no session was saved for {args.name} on this server (in {store.directory})"
+        if store.last_error:
+            why += f" ({store.last_error})"
+    else:
+        refusal = next((e for e in conn.handshake_errors if e.code == "bad_token"), None)
+        why = "the server did not take the saved session back" + (
+            f": {refusal.message} ({refusal.code})" if refusal is not None else "")
+    plan = StartPlan(join=None if resumed else args.join,
+                     watch=None if resumed else args.watch,
+                     resumed=resumed, had_session=saved is not None, not_resumed=why,
+                     bot_level=args.level, spectator=args.spectator,
+                     history_db=args.db)
+
+    def on_welcome(welcome: Welcome) -> None:
+        if not args.spectator:
+            store.save(args.host, args.port, args.name, welcome.token)
+
+    if conn.welcome is not None:
+        on_welcome(conn.welcome)
+    return conn, plan, keeper, on_welcome
 
 
 async def _replay(args: argparse.Namespace, interactive: bool) -> int:

@@ -5,8 +5,10 @@ One small JSON file per server and name (``table-HOST-PORT-NAME-HASH.json``: two
 names playing from one account on one server each keep their own), beside the
 session token (in the same directory, mode 0700; the file mode 0600: the chat is
 nobody else's business):
-``{"version": 1, "name": ..., "table_id": ..., "log": [[text, kind], ...],
-"scores": [[round, penalties, totals], ...], "result": [totals, places, winners]}``.
+``{"version": 1, "name": ..., "table_id": ..., "seat_at": ..., "log": [[text, kind], ...],
+"scores": [[round, penalties, totals], ...], "result": [totals, places, winners]}``
+(``seat_at``: the table where the name had a seat, as the log names it, or null:
+said if the next run cannot take that seat back).
 The log keeps its last :data:`KEEP_LINES` lines. A new ``nimmt-client`` for the
 same server and name shows the old log again (under a line saying so), and the
 score sheet and ranking of its table when it is back at that table. The server
@@ -27,16 +29,14 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any, Final
 
-from .model_state import TableState
+from .model_state import TableState, table_label
 from .records import GameResult, LogLine, RoundResult
-from .sessions import host_part, state_dir, write_private
+from .sessions import host_part, name_part, state_dir, write_private
 
 __all__ = ["TableKeeper", "KEEP_LINES", "RESTART_LINE"]
 
@@ -61,11 +61,7 @@ class TableKeeper:
                  name: str) -> None:
         self.directory = Path(directory) if directory is not None else state_dir()
         safe = host_part(host)
-        # the name made safe for a file name, and a hash of it as typed: "Ann B" and
-        # "Ann_B" are two players, and two files
-        who = re.sub(r"[^A-Za-z0-9.-]", "_", name)[:32] or "_"
-        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
-        self.path = self.directory / f"table-{safe}-{port}-{who}-{digest}.json"
+        self.path = self.directory / f"table-{safe}-{port}-{name_part(name)}.json"
         # before the name was in the file's name (read once, if its name is ours)
         self._legacy = self.directory / f"table-{safe}-{port}.json"
         self.name = name
@@ -80,6 +76,8 @@ class TableKeeper:
         data = {
             "version": 1, "name": self.name,
             "table_id": model.table.table_id if model.table is not None else None,
+            "seat_at": table_label(model.table) if model.table is not None
+            and model.seat is not None and not model.watching else None,
             "log": [[line.text, line.kind] for line in model.log[-KEEP_LINES:]
                     if line.text != RESTART_LINE],
             "scores": [[s.round, list(s.penalties), list(s.totals)] for s in model.scores],
@@ -105,6 +103,7 @@ class TableKeeper:
             result = data["result"]
             kept_result = GameResult(*(_ints(v) for v in result)) if result else None
             table_id = data["table_id"]
+            seat_at = data.get("seat_at")
         except FileNotFoundError:
             return False
         except (OSError, ValueError, TypeError, KeyError) as exc:
@@ -114,4 +113,5 @@ class TableKeeper:
             model.log[:0] = [*log, LogLine(RESTART_LINE, "info")]
         if isinstance(table_id, str):
             model.recall(table_id, scores, kept_result)
+        model.kept_seat_at = seat_at if isinstance(seat_at, str) else None
         return True

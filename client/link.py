@@ -17,9 +17,15 @@ __all__ = ["LinkLost", "LinkRestored", "LinkEvent"]
 
 @dataclass(frozen=True, slots=True)
 class LinkLost:
-    """The connection dropped; the library is trying to resume the session."""
+    """The connection dropped; the library is trying to resume the session.
+
+    ``stopped``: the server said it is stopping (``goodbye`` ``server_shutdown``)
+    and the library waits for it to be started again (``events(through_shutdown=)``);
+    ``address`` is the server's, to tell a person how to come back."""
 
     reason: str  # one line for a person, e.g. "the server closed the connection"
+    stopped: bool = False
+    address: str = ""
 
 
 @dataclass(frozen=True, slots=True)

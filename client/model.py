@@ -242,15 +242,42 @@ class TableModel(GameMessages):
         return ("The server no longer knows your session (it was probably restarted): "
                 "your seat is gone and you are back in the lobby.")
 
+    def seat_not_kept(self, why: str) -> str | None:
+        """This run did not take back the seat an earlier one had (:attr:`kept_seat_at`):
+        say so in the log, with ``why``; the line said, or None (no seat was kept)."""
+        where, self.kept_seat_at = self.kept_seat_at, None
+        if where is None:
+            return None
+        text = f"Your seat at table {where} could not be kept: {why}."
+        self._say(text, "error")
+        return text
+
     def _on_link_lost(self, m: LinkLost) -> None:
         self.online = False
         self.lost_at = self.clock()
         self.lost_deadline = self.phase == "commit" or self.pending is not None
         self.resyncing = self.table is not None
-        self._say(f"Connection lost ({m.reason}) — reconnecting…", "link")
+        self.server_stopped = m.stopped
+        if m.stopped:
+            self._say(self._stopped_text(m.address), "link")
+        else:
+            self._say(f"Connection lost ({m.reason}) — reconnecting…", "link")
+
+    def _stopped_text(self, address: str) -> str:
+        again = f"nimmt-client {address}".strip()
+        if self.table is not None and self.seat is not None and not self.watching:
+            kept = "your game is kept" if self.in_game else "your seat is kept"
+            return (f"The server stopped; {kept}. Once it is started again you are back at "
+                    f"your seat: wait here, or quit with q and run {again} then.")
+        if self.table is not None:
+            return ("The server stopped. Once it is started again you watch the table "
+                    f"again: wait here, or quit with q and run {again} then.")
+        return ("The server stopped; you are no longer in the queue. Once it is started "
+                "again you queue again: wait here, or quit with q.")
 
     def _on_link_restored(self, m: LinkRestored) -> None:
         self.queued = None  # a queue entry belongs to the connection that made it
+        self.server_stopped = False
         self._on_welcome(m.welcome)
         if m.welcome.resumed:
             self._say("Reconnected.", "link")

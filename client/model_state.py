@@ -60,6 +60,10 @@ class TableState:
         self._said: list[str] = []
         # a score sheet and ranking kept by an earlier run (client.keep): (table, ...)
         self._kept: tuple[str, list[RoundResult], GameResult | None] | None = None
+        #: the table where an earlier run had a seat (client.keep), as the log names it
+        self.kept_seat_at: str | None = None
+        #: the link is down because the server stopped (goodbye ``server_shutdown``)
+        self.server_stopped = False
         self.version = 0
         self._leave_table()
 

@@ -30,10 +30,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Final
 
@@ -81,8 +82,9 @@ JOIN_ENTROPY_BYTES: Final = 16
 _READ_SIZE: Final = 65536
 #: Waits between reconnection attempts (the last one repeats).
 _BACKOFF: Final = (0.0, 0.25, 0.5, 1.0, 2.0)
-#: Goodbye reasons after which resuming makes no sense.
-_FINAL_GOODBYES: Final = frozenset({"quit", "replaced", "server_shutdown", "kicked",
+#: Goodbye reasons after which resuming makes no sense (a server stopping as we come
+#: back is not one: it keeps the seats, and may be started again)
+_FINAL_GOODBYES: Final = frozenset({"quit", "replaced", "kicked",
                                     "unsupported_version", "server_full"})
 
 
@@ -359,7 +361,9 @@ class ClientConnection:
         while not self.closed:
             yield await self.receive()
 
-    async def events(self, *, reconnect: bool = True) -> AsyncIterator[Message | LinkEvent]:
+    async def events(self, *, reconnect: bool = True,
+                     through_shutdown: Callable[[], bool] | None = None
+                     ) -> AsyncIterator[Message | LinkEvent]:
         """Messages until the server's goodbye (included) or :meth:`close`.
 
         With ``reconnect``, a drop yields :class:`LinkLost`, then the library
@@ -367,6 +371,12 @@ class ClientConnection:
         ``bad_token``) and :class:`LinkRestored`; messages go on from there.
         If reconnecting fails, :class:`ConnectionLost` or :class:`ConnectFailed`
         is raised.
+
+        ``through_shutdown``: asked when the server says goodbye because it is
+        stopping (``server_shutdown``); if it answers true (e.g. a game of ours is
+        running: the server keeps it, and a restart brings it back), the goodbye is
+        not yielded but a :class:`LinkLost` with ``stopped``, and the library tries
+        to resume the session until the server is back (or :meth:`close`).
         """
         while not self.closed:
             try:
@@ -376,8 +386,19 @@ class ClientConnection:
                     if self.closed:
                         return
                     raise
-                yield LinkLost(str(exc))
+                yield LinkLost(str(exc), address=self.address)
                 welcome = await self.reconnect()
+                for err in self.handshake_errors:
+                    yield err
+                yield LinkRestored(welcome)
+                continue
+            if isinstance(msg, Goodbye) and msg.reason == "server_shutdown" and reconnect \
+                    and self.token is not None and not self._user_closed \
+                    and through_shutdown is not None and through_shutdown():
+                yield LinkLost(msg.message or "the server is stopping", stopped=True,
+                               address=self.address)
+                welcome = await self.reconnect(within=math.inf)
+                self.goodbye = None  # (this connection is a new one)
                 for err in self.handshake_errors:
                     yield err
                 yield LinkRestored(welcome)
@@ -388,8 +409,9 @@ class ClientConnection:
         """Connect again and resume the session with the token.
 
         Retries (with short waits) for ``within`` seconds (default: the server's
-        ``reconnect_grace``, at most 120). Returns the new welcome: if its
-        ``resumed`` is false, the old session was gone and this is a new one.
+        ``reconnect_grace``, at most 120; ``math.inf``: until it works or
+        :meth:`close`). Returns the new welcome: if its ``resumed`` is false, the old
+        session was gone and this is a new one.
         """
         if self.token is None:
             raise ConnectionLost("no session to resume", resumable=False)

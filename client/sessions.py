@@ -1,10 +1,14 @@
-"""Session tokens kept on disk, one file per server, so a new ``nimmt-client`` for the
-same server returns to its seat.
+"""Session tokens kept on disk, one file per server and name
+(``session-HOST-PORT-NAME-HASH.json``), so a new ``nimmt-client`` for the same server
+with the same name returns to its seat, and two names playing from one account
+(Ann and Bob on one machine) each keep theirs.
 
 The directory is ``$NIMMT_STATE_DIR`` if set, else ``$XDG_STATE_HOME/nimmt``, else
 ``~/.local/state/nimmt``; it is made with mode 0700 and each file with mode 0600
 (a token lets anyone who holds it play your seat). A file holds one JSON object:
-``{"server": "host:port", "name": ..., "token": ...}``.
+``{"server": "host:port", "name": ..., "token": ...}``. The one file per server of
+earlier versions (``session-HOST-PORT.json``) is read once by the name it holds,
+and moved to that name's file.
 
 Beside them, the keys of claimed names (protocol 2, docs/PROTOCOL.md "Claimed
 names and ratings"): one file per server and name holding the secret key that
@@ -17,7 +21,10 @@ claimed it (``key(..., create=True)`` makes one; whoever holds it is that name).
 'tok_0123456789abcdef'
 >>> store.load("gamebox", 6066, "Bob") is None     # another name: another session
 True
->>> store.forget("gamebox", 6066)
+>>> store.save("gamebox", 6066, "Bob", "tok_fedcba9876543210")  # Bob, same account
+>>> store.load("gamebox", 6066, "Ann")
+'tok_0123456789abcdef'
+>>> store.forget("gamebox", 6066, "Ann")
 >>> store.load("gamebox", 6066, "Ann") is None
 True
 """
@@ -31,7 +38,8 @@ import re
 import secrets
 from pathlib import Path
 
-__all__ = ["SessionStore", "state_dir", "STATE_DIR_ENV", "host_part", "write_private"]
+__all__ = ["SessionStore", "state_dir", "STATE_DIR_ENV", "host_part", "name_part",
+           "write_private"]
 
 #: Environment variable naming the state directory (tests use it; so may people).
 STATE_DIR_ENV = "NIMMT_STATE_DIR"
@@ -52,6 +60,13 @@ def host_part(host: str) -> str:
     return re.sub(r"[^A-Za-z0-9.-]", "_", host.lower())[:100] or "_"
 
 
+def name_part(name: str) -> str:
+    """``name`` as a part of a file name: made safe, and a hash of it as typed ("Ann B"
+    and "Ann_B" are two players, and two files)."""
+    who = re.sub(r"[^A-Za-z0-9.-]", "_", name)[:32] or "_"
+    return f"{who}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
+
+
 def _file_name(host: str, port: int) -> str:
     return f"session-{host_part(host)}-{port}.json"
 
@@ -70,7 +85,7 @@ def write_private(directory: Path, target: Path, text: str) -> None:
 
 
 class SessionStore:
-    """Reads and writes the per-server token files under ``directory``.
+    """Reads and writes the token files (one per server and name) under ``directory``.
 
     Failures to read or write (a read-only home, a broken file) are never fatal:
     the client then simply starts a fresh session. ``last_error`` says what failed.
@@ -80,13 +95,27 @@ class SessionStore:
         self.directory = Path(directory) if directory is not None else state_dir()
         self.last_error: str | None = None
 
-    def path(self, host: str, port: int) -> Path:
+    def path(self, host: str, port: int, name: str) -> Path:
+        return self.directory / f"session-{host_part(host)}-{port}-{name_part(name)}.json"
+
+    def legacy_path(self, host: str, port: int) -> Path:
+        """The one file per server of earlier versions (it holds one name)."""
         return self.directory / _file_name(host, port)
 
     def load(self, host: str, port: int, name: str) -> str | None:
         """The token saved for this server and name, or ``None``."""
+        token = self._read(self.path(host, port, name), name)
+        if token is None and not self.path(host, port, name).exists():
+            legacy = self.legacy_path(host, port)
+            token = self._read(legacy, name)
+            if token is not None:  # ours: it moves to our own file, once
+                if self.save(host, port, name, token):
+                    self._unlink(legacy)
+        return token
+
+    def _read(self, path: Path, name: str) -> str | None:
         try:
-            data = json.loads(self.path(host, port).read_text("utf-8"))
+            data = json.loads(path.read_text("utf-8"))
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
@@ -97,13 +126,15 @@ class SessionStore:
         token = data.get("token")
         return token if isinstance(token, str) and token else None
 
-    def save(self, host: str, port: int, name: str, token: str) -> None:
-        """Write the token (atomically, readable by the user only)."""
+    def save(self, host: str, port: int, name: str, token: str) -> bool:
+        """Write the token (atomically, readable by the user only); False if it failed."""
         try:
-            write_private(self.directory, self.path(host, port),
+            write_private(self.directory, self.path(host, port, name),
                           json.dumps({"server": f"{host}:{port}", "name": name, "token": token}))
         except OSError as exc:
             self.last_error = f"cannot save the session in {self.directory}: {exc}"
+            return False
+        return True
 
     def key_path(self, host: str, port: int, name: str) -> Path:
         digest = hashlib.sha256(name.casefold().encode()).hexdigest()[:16]
@@ -138,10 +169,13 @@ class SessionStore:
             return None
         return key
 
-    def forget(self, host: str, port: int) -> None:
-        """Remove the saved token (the session is over)."""
+    def forget(self, host: str, port: int, name: str) -> None:
+        """Remove the saved token of ``name`` (the session is over)."""
+        self._unlink(self.path(host, port, name))
+
+    def _unlink(self, path: Path) -> None:
         try:
-            self.path(host, port).unlink()
+            path.unlink()
         except FileNotFoundError:
             pass
         except OSError as exc:

@@ -263,6 +263,45 @@ def test_a_reconnection_refused_for_a_while_is_tried_again() -> None:
     run(main())
 
 
+def test_a_server_stopping_is_waited_for_while_through_shutdown_says_so() -> None:
+    """The server's goodbye ``server_shutdown`` while ``through_shutdown()`` is true
+    (at a table): a LinkLost saying the server stopped, then resuming; a server still
+    stopping when we come back (its goodbye before the welcome) is tried again. The
+    same goodbye when it answers false is handed out, and ends the events."""
+    asked: list[bool] = []
+    answers = iter([True, False])
+
+    def through_shutdown() -> bool:
+        asked.append(next(answers))
+        return asked[-1]
+
+    async def first(peer: Peer) -> None:
+        await peer.welcome()
+        await peer.send(P.Goodbye(reason="server_shutdown", message="the server is stopping"))
+
+    async def still_stopping(peer: Peer) -> None:
+        await peer.recv()
+        await peer.send(P.Goodbye(reason="server_shutdown", message="the server is stopping"))
+
+    async def back(peer: Peer) -> None:
+        hello = await peer.welcome(resumed=True)
+        assert hello.token == TOKEN
+        await peer.send(P.Goodbye(reason="server_shutdown", message="bye"))
+
+    async def main() -> None:
+        async with FakeServer(first, still_stopping, back) as fake:
+            conn = await connect("127.0.0.1", fake.port, "Ann")
+            got = [m async for m in conn.events(through_shutdown=through_shutdown)]
+            assert [type(m).__name__ for m in got] == ["LinkLost", "LinkRestored", "Goodbye"]
+            lost = got[0]
+            assert isinstance(lost, LinkLost) and lost.stopped
+            assert lost.reason == "the server is stopping"
+            assert lost.address == f"127.0.0.1:{fake.port}"
+            assert isinstance(got[1], LinkRestored) and got[1].welcome.resumed
+            assert asked == [True, False] and len(fake.peers) == 3
+    run(main())
+
+
 def test_an_expired_token_starts_a_fresh_session() -> None:
     async def first(peer: Peer) -> None:
         await peer.welcome()

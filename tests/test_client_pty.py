@@ -124,9 +124,11 @@ def test_a_new_client_for_the_same_server_returns_to_the_seat(tmp_path) -> None:
             '{"server": "x", "name": "Tess", "token": "tok_forgotten_0123456789"}')
         fresh = PtyProcess(argv, 80, 24)
         try:
-            text = fresh.wait_for(lambda t: "no longer knows your earlier session" in t,
-                                  "a fresh session after a bad token")
+            text = fresh.wait_for(lambda t: "could not be kept" in t and "(bad_token)" in t,
+                                  "a fresh session after a bad token, and why")
             assert "lobby" in text.splitlines()[0]
+            assert f"Your seat at table {table_id} “You against 3 bots” could not be kept" \
+                in " ".join(text.split())
         finally:
             fresh.close()
 

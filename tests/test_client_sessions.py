@@ -36,10 +36,34 @@ def test_tokens_are_kept_per_server_readable_by_the_user_only(tmp_path: Path) ->
 
 def test_a_broken_or_unwritable_store_is_never_fatal(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
-    store.path("gamebox", 6066).write_text("{not json")
+    store.path("gamebox", 6066, "Ann").write_text("{not json")
     assert store.load("gamebox", 6066, "Ann") is None and store.last_error
     blocked = tmp_path / "file"
     blocked.write_text("")
     bad = SessionStore(blocked / "below")  # a directory below a file cannot exist
     bad.save("gamebox", 6066, "Ann", "tok_cccccccccccccccc")
     assert bad.last_error is not None and "cannot save" in bad.last_error
+
+
+def test_two_names_from_one_account_keep_a_session_each(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    store.save("gamebox", 6066, "Ann", "tok_ann_000000000000")
+    store.save("gamebox", 6066, "Bob", "tok_bob_000000000000")  # Bob's run comes later
+    assert store.load("gamebox", 6066, "Ann") == "tok_ann_000000000000"
+    assert store.load("gamebox", 6066, "Bob") == "tok_bob_000000000000"
+    store.forget("gamebox", 6066, "Bob")
+    assert store.load("gamebox", 6066, "Bob") is None
+    assert store.load("gamebox", 6066, "Ann") == "tok_ann_000000000000"
+
+
+def test_the_one_file_of_earlier_versions_is_taken_over_by_its_name_once(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    legacy = store.legacy_path("gamebox", 6066)
+    assert legacy.name == "session-gamebox-6066.json"
+    legacy.write_text('{"server": "gamebox:6066", "name": "Ann", "token": "tok_old_ann_00000"}')
+    assert store.load("gamebox", 6066, "Bob") is None  # not Bob's: left for Ann
+    assert legacy.exists()
+    assert store.load("gamebox", 6066, "Ann") == "tok_old_ann_00000"
+    assert not legacy.exists()  # moved to Ann's own file
+    assert store.path("gamebox", 6066, "Ann").exists()
+    assert store.load("gamebox", 6066, "Ann") == "tok_old_ann_00000"

@@ -37,12 +37,17 @@ class FakeConn:
         self.sent: list[P.Message] = []
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.closed = False
+        self.through_shutdown: Callable[[], bool] | None = None
 
     async def send(self, msg: P.Message) -> int | None:
         self.sent.append(msg)
         return len(self.sent)
 
-    async def events(self) -> AsyncIterator[Any]:
+    async def events(self, *, through_shutdown: Callable[[], bool] | None = None
+                     ) -> AsyncIterator[Any]:
+        """(``through_shutdown`` is recorded: the library's use of it is tested in
+        tests/test_client_restarts.py, against a real server.)"""
+        self.through_shutdown = through_shutdown
         while True:
             item = await self.queue.get()
             if isinstance(item, BaseException):
@@ -473,6 +478,34 @@ def test_the_server_saying_goodbye_ends_the_app() -> None:
     _, outcome = ui_test(script)
     assert outcome.message == "the server closed the connection: the server is shutting down"
     assert outcome.error is False
+
+
+def test_a_server_stopping_is_waited_for_at_a_table_and_ends_the_lobby_saying_how_to_come_back(
+        ) -> None:
+    async def script(h: Harness) -> None:
+        h.conn.address = "10.0.0.2:6066"
+        assert h.conn.through_shutdown is not None
+        assert h.conn.through_shutdown() is False  # the lobby: nothing is kept
+        await start_game(h)
+        assert h.conn.through_shutdown() is True  # a game: the server keeps it
+        await h.feed(P.Left(table_id=h.model.table.table_id, reason="left"))
+        assert h.conn.through_shutdown() is False
+        h.conn.queue.put_nowait(P.Goodbye(reason="server_shutdown",
+                                          message="the server is shutting down"))
+        await h.until(h.task.done, "the app to end")
+
+    _, outcome = ui_test(script)
+    assert outcome.message == ("the server at 10.0.0.2:6066 stopped. Start it again and run "
+                               "nimmt-client 10.0.0.2:6066 to come back.")
+    assert outcome.error is False
+
+
+def test_a_solo_game_does_not_wait_for_its_server() -> None:
+    async def script(h: Harness) -> None:
+        await start_game(h)
+        assert h.conn.through_shutdown is not None and h.conn.through_shutdown() is False
+
+    ui_test(script, plan=StartPlan(solo=True))
 
 
 def test_a_lost_connection_ends_the_app_with_the_reason() -> None:

@@ -46,7 +46,8 @@ class AppConnection(Protocol):
 
     async def send(self, msg: Message) -> int | None: ...
 
-    def events(self) -> AsyncIterator[Message | LinkEvent]: ...
+    def events(self, *, through_shutdown: Callable[[], bool] | None = None
+               ) -> AsyncIterator[Message | LinkEvent]: ...
 
     async def close(self, reason: str = "quit", message: str = "") -> None: ...
 
@@ -124,9 +125,15 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
 
     kept_at = [time.monotonic()]
 
+    def through_shutdown() -> bool:
+        """A server stopping keeps our seat (and a restart brings it back), and a queue
+        wait is queued again: wait for it. In the lobby there is nothing to wait for.
+        A solo game's server lives and dies with us: nothing to wait for either."""
+        return not c.plan.solo and (model.table is not None or model.queued is not None)
+
     async def pump() -> None:
         try:
-            async for msg in conn.events():
+            async for msg in conn.events(through_shutdown=through_shutdown):
                 c.on_message(msg)
                 app.invalidate()
                 if keeper is not None and time.monotonic() - kept_at[0] >= KEEP_EVERY:
@@ -136,7 +143,11 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
             outcome.message, outcome.error = str(exc), True
         else:
             g = model.goodbye
-            if g is not None:
+            address = getattr(conn, "address", None)
+            if g is not None and g.reason == "server_shutdown" and address:
+                outcome.message = (f"the server at {address} stopped. Start it again and run "
+                                   f"nimmt-client {address} to come back.")
+            elif g is not None:
                 why = g.message or g.reason.replace("_", " ")
                 outcome.message = f"the server closed the connection: {why}"
                 outcome.error = g.reason not in ("server_shutdown", "quit")

@@ -52,6 +52,9 @@ class StartPlan:
     solo: bool = False
     resumed: bool = False  # the saved session was taken back: the seat comes back
     had_session: bool = False  # a saved session was offered (resumed or not)
+    #: why a saved session was not taken back (no session saved for the name, the
+    #: server's refusal, --new-session), or None
+    not_resumed: str | None = None
     bot_level: str = DEFAULT_BOT_LEVEL  # the level of the bots added ("a", the new-table form)
     spectator: bool = False  # connected as a spectator: tables are watched, never joined
     history_db: str | None = None  # the history screen's database (None: the default)
@@ -131,7 +134,11 @@ class Controller(LadderKeys, QueueKeys):
             self._plan_done = True
         elif not self.plan.solo:
             self._plan_done = True
-        if self.plan.had_session and not self.plan.resumed:
+        lost = None if self.plan.resumed or self.plan.not_resumed is None else \
+            self.model.seat_not_kept(self.plan.not_resumed)
+        if lost is not None:
+            self.status(lost, "error")
+        elif self.plan.had_session and not self.plan.resumed:
             self.status("The server no longer knows your earlier session (restarted, or "
                         "you were away too long): this is a new one.", "info")
 

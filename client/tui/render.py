@@ -147,6 +147,10 @@ def _tie_place_text(c: Controller, place: P.Place) -> str:
 
 def _waiting_text(c: Controller) -> str:
     m = c.model
+    if not m.online and m.table is not None and m.server_stopped:
+        kept = "" if m.seat is None or m.watching else \
+            " (your game is kept)" if m.in_game else " (your seat is kept)"
+        return f"The server stopped: waiting for it to be started again{kept}"
     if not m.online and m.table is not None:
         return "Connection lost: reconnecting… (your seat and cards are kept)"
     if c.replay is not None:
