@@ -27,12 +27,9 @@ sans-IO ``match.Match``; this task only moves things in and out of it:
   meanwhile. A worker that fails or is late gets the decision made by a cheap
   strategy instead.
 
-A bot's strategy lives here, with the table, whichever way it decides: in
-``_bots`` for the cheap ones, and for the timed ones as the pickled state its
-worker answered with last (``_states``, sent with the bot's next decision to
-whichever worker is free). It is not persisted: a table restored after a restart
-starts its bots afresh. Both are forgotten when the bot's seat is taken by
-someone else or emptied, and when the table closes.
+A bot's strategy lives with the table (``bots.TableBots``), whichever way it
+decides; it is not persisted: a table restored after a restart starts its bots
+afresh.
 """
 
 from __future__ import annotations
@@ -48,7 +45,6 @@ from typing import Any, Protocol
 import trio
 
 from nimmt import protocol as P
-from nimmt.bots import TIMED, HeuristicStrategy, Strategy, make_strategy, parse_strategy
 
 from ..config import TableSettings
 from ..game.match import MAX_SPECTATORS, SPECTATOR_GRACE, Dealer, Match
@@ -58,7 +54,8 @@ from ..ladder.desk import LadderDesk
 from ..sessions.session import Session
 from ..storage import AsyncStore, Fact, PendingWrite, StorageWriteError, options_to_json
 from ..storage.ladder import RatingChange
-from ..thinking.pool import MAX_STATE_BYTES, PoolStopped, ThinkFailed, ThinkPool
+from ..thinking.pool import ThinkPool
+from .bots import TableBots, timed
 from .held import ACK_WAIT, HeldOutput
 
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "ACK_WAIT",
@@ -75,7 +72,6 @@ INBOX_SIZE = 4096
 #: inputs the task takes one after the other before it lets other tasks run
 BATCH = 64
 #: a bot at a table: (seat, strategy, seed), as its ``Think`` names it
-_BotKey = tuple[int, str | None, int | None]
 
 
 class LobbyHooks(Protocol):
@@ -130,11 +126,8 @@ class Table:
         self._held: HeldOutput[PendingWrite] = HeldOutput(self._wake)
         # the sessions seen watching (their spectator row is in the database)
         self._watchers: set[int] = {sid for sid, s in self._sessions.items() if s.seat is None}
-        # (seat, strategy, seed) -> the built-in bot, made at its first turn
-        self._bots: dict[_BotKey, Strategy] = {}
-        # (seat, strategy, seed) -> a timed strategy's pickled state, from its worker's
-        # last answer (strategy None: the table's fallback deciding for that seat)
-        self._states: dict[_BotKey, bytes] = {}
+        # the built-in bots' strategies and their workers' states
+        self.bots = TableBots(self.id, self.match)
         self._thinks: deque[Think] = deque()
         self._think_tasks: trio.Nursery | None = None
         self._closed = trio.Event()
@@ -162,8 +155,7 @@ class Table:
         """The pickled strategy state kept for ``seat``'s next timed decision (its
         bot's, or the fallback's at a player's seat) as a worker last answered; None:
         nothing kept (the strategy starts afresh)."""
-        return next((state for (index, _, _), state in self._states.items() if index == seat),
-                    None)
+        return self.bots.state(seat)
 
     def place_bot(self, index: int, strategy: str, name: str | None) -> None:
         """Seat a built-in bot before the table runs (the caller checked the seat is free)."""
@@ -332,79 +324,19 @@ class Table:
             think = self._thinks.popleft()
             spec = think.strategy if think.strategy is not None else self.match.settings.fallback
             pool = getattr(self.lobby, "thinker", None)
-            if pool is not None and self._think_tasks is not None and _timed(spec):
+            if pool is not None and self._think_tasks is not None and timed(spec):
                 self._think_tasks.start_soon(self._think_away, pool, think, spec)
                 continue
-            decision = self._strategy(think).decide(think.view)
+            decision = self.bots.strategy(think).decide(think.view)
             await self._carry_out(match.handle(BotDecided(think.seat, think.key, decision),
                                                trio.current_time(), time.time()))
             await trio.lowlevel.checkpoint()
 
     async def _think_away(self, pool: ThinkPool, think: Think, spec: str) -> None:
-        """``think`` answered by a worker process, with the bot's state of its last
-        decision; by the heuristic if that fails (the state is then kept as it was)."""
-        key = _bot_key(think)
-        try:
-            thought = await pool.think(spec, think.seed, think.view, self._think_time(think),
-                                       state=self._states.get(key), owner=self.id)
-        except ThinkFailed as e:
-            level = logging.INFO if isinstance(e, PoolStopped) else logging.WARNING
-            log.log(level, "table=%s seat=%d: %s; the heuristic decides", self.id, think.seat, e)
-            decision = _EMERGENCY.decide(think.view)
-        else:
-            decision = thought.decision
-            if thought.note is not None:
-                log.warning("table=%s seat=%d: %s (worker pid %d): %s", self.id, think.seat,
-                            spec, thought.worker, thought.note)
-            self._keep_state(key, thought.state)
+        """``think`` answered by a worker process (by the heuristic if that fails),
+        fed back through the table's inputs."""
+        decision = await self.bots.decide_away(pool, think, spec, lambda: self.closed)
         self._put(None, BotDecided(think.seat, think.key, decision))
-
-    def _keep_state(self, key: _BotKey, state: bytes | None) -> None:
-        """Keep ``state`` for the bot's next decision (None: it starts afresh), unless
-        the bot has left its seat or the table is closed meanwhile."""
-        if state is not None and len(state) > MAX_STATE_BYTES:
-            log.warning("table=%s seat=%d: a strategy state of %d bytes, more than %d: "
-                        "the bot starts afresh", self.id, key[0], len(state), MAX_STATE_BYTES)
-            state = None
-        if state is None or self.closed or not self._seated(key):
-            self._states.pop(key, None)
-        else:
-            self._states[key] = state
-
-    def _seated(self, key: _BotKey) -> bool:
-        """Whether the bot ``key`` names still holds its seat (strategy None: the
-        fallback of a seat that a player holds)."""
-        index, strategy, seed = key
-        seats = self.match.seats
-        seat = seats[index] if 0 <= index < len(seats) else None
-        if seat is None:
-            return False
-        if strategy is None:
-            return not seat.builtin
-        return seat.strategy == strategy and seat.seed == seed
-
-    def _forget_gone_bots(self) -> None:
-        """Drop the strategies of bots no longer at the table (all, once it is closed)."""
-        for kept in (self._bots, self._states):
-            for key in [k for k in kept if self.closed or not self._seated(k)]:
-                del kept[key]
-
-    def _think_time(self, think: Think) -> float:
-        """As long as a person would have for this decision."""
-        settings = self.match.settings
-        kind = think.key[0] if think.key else "commit"
-        return {"choice": settings.choice_time, "draft": settings.draft_time}.get(
-            kind, settings.turn_time)
-
-    def _strategy(self, think: Think) -> Strategy:
-        """The bot's strategy, or the table's fallback for that seat (each seat its own:
-        a searching one learns from what that seat sees)."""
-        key = _bot_key(think)
-        bot = self._bots.get(key)
-        if bot is None:
-            spec = think.strategy if think.strategy is not None else self.match.settings.fallback
-            bot = self._bots[key] = make_strategy(spec, think.seed)
-        return bot
 
     async def _carry_out(self, effects: Effects) -> None:
         """Do what the match said, in order: link the sessions it seated (before
@@ -552,10 +484,10 @@ class Table:
             self.lobby.table_started(self)
         if effects.changed:
             self.lobby.table_changed(self)
-            self._forget_gone_bots()
+            self.bots.forget_gone(self.closed)
         if effects.closed is not None:
             self._thinks.clear()
-            self._forget_gone_bots()
+            self.bots.forget_gone(self.closed)
             # the requests never handled get their answer; every session linked here
             # (asking to come in when the table closed) is at no table again
             for session, item in self._inputs:
@@ -603,7 +535,6 @@ def stored_settings(match: Match) -> dict[str, Any]:
     """What the database keeps of a table's settings (``restore`` reads it back)."""
     return {"table": asdict(match.settings), "persistent": match.persistent,
             "autostart": match.autostart}
-_EMERGENCY = HeuristicStrategy()
 
 
 def _show_new_ratings(effects: Effects, info: P.TableInfo) -> None:
@@ -624,15 +555,6 @@ def _show_new_ratings(effects: Effects, info: P.TableInfo) -> None:
                     else seat for seat, now in zip(msg.table.seats, info.seats))
                 new = remade[id(msg)] = replace(msg, table=replace(msg.table, seats=seats))
             sends[i] = (sid, new)
-
-
-def _bot_key(think: Think) -> _BotKey:
-    return (think.seat, think.strategy, think.seed)
-
-
-def _timed(spec: str) -> bool:
-    """Whether ``spec`` (a level or a strategy) thinks for a while."""
-    return parse_strategy(spec)[0] in TIMED
 
 
 def _who(session: Session) -> Who:
