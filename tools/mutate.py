@@ -1,0 +1,168 @@
+"""Mutation testing of one module (or a few) against the tests that cover it.
+
+    python tools/mutate.py server/ladder/claims.py -t tests/test_ladder_claims.py
+    python tools/mutate.py engine/fair_deal.py -t tests/test_fair_deal.py -t tests/test_record.py
+    python tools/mutate.py server/thinking/queue.py -t tests/test_lifecycle_thinking.py --only 1-40
+
+The tool is cosmic-ray (``pip install -e '.[mutation]'``); docs/TESTING.md says why and
+how to read the report. Cosmic-ray changes the module's file in place, one mutant at
+a time, and runs the test command: so this script copies the working tree (with
+your uncommitted changes) to a scratch folder and points ``nimmt`` at that copy
+(``PYTHONPATH``: a ``nimmt`` folder of links, as pyproject's package-dir maps the
+folders), never touching your checkout. It prints every surviving mutant as a diff
+and the score; exit 0 whatever the score (it is a tool, not a gate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def copy_tree(dest: Path) -> None:
+    """The files git knows (tracked, and untracked but not ignored), as they are now."""
+    names = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode().split("\0")
+    for name in filter(None, names):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+
+
+def link_packages(tree: Path, path_dir: Path) -> None:
+    """``path_dir/nimmt/<sub>`` -> the copy's folders, as pyproject's package-dir says."""
+    project = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))
+    top = path_dir / "nimmt"
+    top.mkdir(parents=True)
+    (top / "__init__.py").write_text("")
+    for name, folder in project["tool"]["setuptools"]["package-dir"].items():
+        (top / name.split(".", 1)[1]).symlink_to(tree / folder, target_is_directory=True)
+
+
+def annotation_spans(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where the module's annotations are: with ``from __future__ import annotations``
+    they are never evaluated, so a mutant inside one is equivalent (it cannot fail)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    spans = []
+    for node in ast.walk(tree):
+        notes: list[ast.expr | None] = []
+        if isinstance(node, ast.arg):
+            notes.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            notes.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            notes.append(node.annotation)
+        for note in notes:
+            if note is not None and note.end_lineno is not None and note.end_col_offset is not None:
+                spans.append(((note.lineno, note.col_offset), (note.end_lineno, note.end_col_offset)))
+    return spans
+
+
+def in_annotation(mutation: dict, spans: list[tuple[tuple[int, int], tuple[int, int]]]) -> bool:
+    start = tuple(mutation["start_pos"])
+    return any(begin <= start < end for begin, end in spans)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Mutate a module in a scratch copy and run the tests that cover it.",
+        epilog="Example: python tools/mutate.py server/ladder/claims.py -t tests/test_ladder_claims.py",
+    )
+    parser.add_argument("modules", nargs="+", help="module files to mutate, relative to the repository")
+    parser.add_argument("-t", "--tests", action="append", required=True,
+                        help="a test file or node id that covers them (repeat for more)")
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="seconds a mutant's test run may take before it counts as killed (default 120)")
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary one)")
+    parser.add_argument("--json", type=Path, help="also write every outcome as JSON lines to this file")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    for module in args.modules:
+        if not (ROOT / module).is_file():
+            print(f"mutate: {module} is not a file of this repository", file=sys.stderr)
+            return 2
+    work = args.keep or Path(tempfile.mkdtemp(prefix="nimmt-mutate-"))
+    tree, path_dir = work / "tree", work / "path"
+    if tree.exists():
+        shutil.rmtree(tree)
+    if path_dir.exists():
+        shutil.rmtree(path_dir)
+    tree.mkdir(parents=True)
+    copy_tree(tree)
+    link_packages(tree, path_dir)
+    env = dict(os.environ, PYTHONPATH=str(path_dir), PYTHONDONTWRITEBYTECODE="1")
+    where = subprocess.run([sys.executable, "-c", "import nimmt.engine; print(nimmt.engine.__file__)"],
+                           env=env, capture_output=True, text=True, check=True).stdout.strip()
+    if not where.startswith(str(path_dir)):
+        print(f"mutate: nimmt is imported from {where}, not the scratch copy", file=sys.stderr)
+        return 1
+    tests = " ".join(args.tests)
+    config = work / "cosmic-ray.toml"
+    modules = ", ".join(json.dumps(str(tree / m)) for m in args.modules)
+    config.write_text(
+        "[cosmic-ray]\n"
+        f"module-path = [{modules}]\n"
+        f"timeout = {args.timeout}\n"
+        "excluded-modules = []\n"
+        f'test-command = "{sys.executable} -m pytest -x -q -n 0 -p no:cacheprovider {tests}"\n'
+        "[cosmic-ray.distributor]\nname = \"local\"\n",
+        encoding="utf-8",
+    )
+    session = work / "session.sqlite"
+    if session.exists():
+        session.unlink()
+    cosmic = [sys.executable, "-m", "cosmic_ray.cli"]
+    subprocess.run([*cosmic, "init", str(config), str(session)], cwd=tree, env=env, check=True)
+    baseline = subprocess.run([*cosmic, "baseline", str(config)], cwd=tree, env=env)
+    if baseline.returncode != 0:
+        print("mutate: the tests fail without any mutation; fix them first", file=sys.stderr)
+        return 1
+    subprocess.run([*cosmic, "exec", str(config), str(session)], cwd=tree, env=env, check=True)
+    dump = subprocess.run([*cosmic, "dump", str(session)], cwd=tree, env=env,
+                          capture_output=True, text=True, check=True).stdout
+    if args.json:
+        args.json.write_text(dump, encoding="utf-8")
+    spans = {str(tree / m): annotation_spans(ROOT / m) for m in args.modules}
+    killed = survived = equivalent = 0
+    for line in dump.splitlines():
+        item, result = json.loads(line)
+        if not result or result.get("test_outcome") is None:
+            continue
+        if all(in_annotation(m, spans.get(m["module_path"], [])) for m in item["mutations"]):
+            equivalent += 1  # killed or not, it says nothing about the tests
+            continue
+        if result["test_outcome"] == "survived":
+            survived += 1
+            for mutation in item["mutations"]:
+                where = Path(mutation["module_path"]).relative_to(tree)
+                print(f"SURVIVED {where}:{mutation['start_pos'][0]} {mutation['operator_name']}")
+            print(result.get("diff", ""))
+        else:
+            killed += 1
+    total = killed + survived
+    score = 100.0 * killed / total if total else 0.0
+    print(f"mutants: {total} (and {equivalent} in annotations, left out), "
+          f"killed: {killed}, survived: {survived}, score: {score:.1f}%")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
