@@ -3,6 +3,7 @@ snapshot after a reconnect) applied to a :class:`~.model_state.TableState`."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from nimmt import protocol as P
@@ -33,6 +34,9 @@ class GameMessages(TableState):
             self.scores = []
             self.totals = [0] * len(self.totals)
         self.phase = "draft" if self.options and self.options.draft else "deal"
+        if self.table is not None and self.table.status != "playing":
+            # the server announces a start with round_started alone (no table_updated)
+            self.table = dataclasses.replace(self.table, status="playing")
         self.round, self.turn = m.round, 0
         self.penalties = [0] * len(self.penalties)
         self._reset_round()
