@@ -7,12 +7,12 @@ seats a client plays have one (a built-in bot decides at once). A seat whose
 decision is still awaited at the deadline is sent a ``deadline_warning`` whose
 ``deadline`` is its own, later one (the deadline plus what is left of its
 bank), and the autopilot decides for it only then; what it used is taken from
-its bank when it decides (``spend``, from ``match_game.apply``). What is left
-goes with the match's data (``match_data.bank_to_data``) and, when a decision
+its bank when it decides (``spend``, from ``play.apply``). What is left
+goes with the match's data (``data.bank_to_data``) and, when a decision
 drew on it, in that decision's fact (``bank``): a server restarted mid-game
 gives each seat what it had left after its last decision (``server.restore``).
-Functions over the match's state (``match_state.MatchState``), like
-``match_timing``.
+Functions over the match's state (``state.MatchState``), like
+``timing``.
 """
 
 from __future__ import annotations

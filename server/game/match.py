@@ -6,22 +6,22 @@ deadline of the decision awaited and its warning, the autopilot, the grace of
 away players, the Draft announcements and the pacing of resolution steps. It
 does no I/O and reads no clock: every call takes the time (``now``, the
 server's monotonic clock, and ``wall``, Unix time for the deadlines on the
-wire) and returns an ``Effects`` (see ``match_io``); ``next_wake()`` says when
+wire) and returns an ``Effects`` (see ``io``); ``next_wake()`` says when
 it wants to be called again (``wake``). A paced step is output scheduled for
 later, not a sleep: requests that need what was shown (decisions, ``watch``)
 wait in the match until the paced steps are out, and every later input of their
 session waits behind them; a member's connection dropping or coming back is its
 presence at once (one who comes back is greeted after the steps); the others are
-answered at once. What each status takes is ``match_rules.RULES``.
+answered at once. What each status takes is ``rules.RULES``.
 
 Hidden information by construction: everything sent to a seat is built from
 engine events routed to it and ``game.view(seat)`` (spectators: seat None);
 strategies decide from ``game.view(seat)`` (``Think``).
 
 This module is the interface and the loop of one call (``_advance``); the state
-is ``match_state.MatchState`` and the work is done by the functions of
-``match_seats`` (seats, requests), ``match_game`` (the game's decisions),
-``match_timing`` (deadlines, autopilot, pacing) and ``match_events`` (events as
+is ``state.MatchState`` and the work is done by the functions of
+``seats`` (seats, requests), ``play`` (the game's decisions),
+``timing`` (deadlines, autopilot, pacing) and ``events`` (events as
 messages).
 """
 

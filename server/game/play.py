@@ -6,8 +6,8 @@ the game waits for a deal. A decision comes from a player's request
 autopilot (``bot_decided``, ``apply``); every deal and decision is kept (the
 game's history) and goes out as a fact (persisted before anyone hears of it).
 The events it produces are queued (``broadcast``) and sent by
-``match_timing.send_due_steps``.
-Functions over the match's state (``match_state.MatchState``).
+``timing.send_due_steps``.
+Functions over the match's state (``state.MatchState``).
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decisi
 
 def broadcast(m: MatchState, events: list[Event], re: int | None = None) -> None:
     """Queue ``events`` for each seat and spectator as they may see them; a
-    resolution step waits ``step_delay`` after the one before (``match_timing.send_due_steps``).
+    resolution step waits ``step_delay`` after the one before (``timing.send_due_steps``).
     ``re``: the id of the request that caused them (echoed by commit_accepted)."""
     m._backlog.extend(paced(events, re))
 

@@ -3,8 +3,8 @@
 Taking a seat or watching, leaving, a connection dropping and coming back, the
 host adding and removing built-in bots and starting the game; spectators away
 too long are removed. ``request`` is the one dispatch on a table's requests:
-the decisions go to ``match_game.decide``. Functions over the match's state
-(``match_state.MatchState``).
+the decisions go to ``play.decide``. Functions over the match's state
+(``state.MatchState``).
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@
 engine ``Game`` (private: it never leaves the match), the decision awaited and
 its deadline, the events not sent yet and the output of the call in progress.
 The match's parts are plain functions over it, each in its own module:
-``match_seats`` (who sits where; the requests a table takes), ``match_game``
-(starting a game, dealing, applying decisions, its end), ``match_timing``
+``seats`` (who sits where; the requests a table takes), ``play``
+(starting a game, dealing, applying decisions, its end), ``timing``
 (deadlines, warnings, the autopilot, the bots' turns to think, the pacing of the
-steps) and ``match_events`` (engine events as wire messages). ``match.Match`` is
+steps) and ``events`` (engine events as wire messages). ``match.Match`` is
 a ``MatchState`` with the interface (``handle``, ``wake``, ``next_wake``...).
 The parts read and write the underscored fields directly: the underscore keeps
 them out of ``Match``'s public API.

@@ -13,7 +13,7 @@ strategy for a card or a draft pick. Events are sent in paced steps
 watches; while none does, a turn's steps go out together and the next turn waits
 ``unwatched_step_delay`` for each (0 but at the ladder's tables).
 ``wake_at`` says when the game needs the match next. Functions over the match's
-state (``match_state.MatchState``).
+state (``state.MatchState``).
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def warn(m: MatchState) -> None:
     """A deadline is near: send ``deadline_warning`` to every client seat (human or
     bot client, connected now) the decision is still awaited from; a seat whose
     time bank will carry it past the deadline is told instead, at the deadline,
-    of its own later one (``match_bank``)."""
+    of its own later one (``bank``)."""
     game = m._game
     pending = game.pending if game is not None else None
     first = _first_warning_at(m)
@@ -225,7 +225,7 @@ def _autoplay_at(m: MatchState, index: int) -> float | None:
 
 def think(m: MatchState, index: int, strategy: str | None, seed: int | None) -> None:
     """Ask a strategy to decide for seat ``index`` (``strategy`` None: the table's
-    fallback); its answer comes back as a ``BotDecided`` (``match_game.bot_decided``)."""
+    fallback); its answer comes back as a ``BotDecided`` (``play.bot_decided``)."""
     assert m._game is not None and m._armed is not None
     key = m._armed
     m._asked[index] = key
@@ -277,7 +277,7 @@ def _pause_ends(m: MatchState, watched: bool) -> float | None:
 
 
 def _send_event(m: MatchState, event: Event, game: Game, re: int | None = None) -> None:
-    """Tell ``event`` to everyone it concerns (``match_events.messages_for``), after
+    """Tell ``event`` to everyone it concerns (``events.messages_for``), after
     doing what it starts: a new round or turn is shown, a decision asked for is armed
     (its deadline goes on the messages); the round's scores and the game's end
     change the table."""
