@@ -119,6 +119,18 @@ class TableState:
         self._kept = (table_id, scores, result)
 
     def _bring_back(self) -> None:
+        self._bring_back_kept()
+        t = self.table
+        if self.phase == "over" and self.result is None and t is not None \
+                and t.status == "over" and any(self.totals):
+            # a finished game found again (a new run, a server restarted): the server
+            # sends no game_over then, but its seats carry the final totals
+            totals = tuple(self.totals)
+            places = tuple(1 + sum(other < mine for other in totals) for mine in totals)
+            self.result = GameResult(totals, places,
+                                     tuple(s for s, p in enumerate(places) if p == 1))
+
+    def _bring_back_kept(self) -> None:
         kept = self._kept
         if kept is None or self.table is None or kept[0] != self.table.table_id:
             return

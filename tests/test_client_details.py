@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 
 from test_client_model import feed
-from test_client_support import Clock, table, welcome
+from test_client_support import Clock, seat, table, welcome
 from test_client_tui import text_of
 from test_client_watch import controller
 
 from nimmt import protocol as P
 from nimmt.client import TableModel
-from nimmt.client.tui import render
+from nimmt.client.tui import render, sheets
+from nimmt.client.tui.board import rows_panel as board_panel
 from nimmt.client.tui.controller import Controller
 
 NAMES = ["Ann", "Bob", "Cat", "Dan"]
@@ -46,3 +47,23 @@ def test_a_spectator_who_came_before_the_start_sees_the_game_run_and_enter_asks_
     enter(c)
     assert not [s for s in c.conn.sent if isinstance(s, P.Join)]  # type: ignore[attr-defined]
     assert "You are watching: nothing to play." in text_of(render.status_line(c))
+
+
+# ------------------------------------------------------------------ a finished game found again
+def test_a_finished_game_found_after_a_server_restart_shows_its_ranking_and_totals() -> None:
+    seats = tuple(seat(n, total=t) for n, t in zip(NAMES, (31, 12, 67, 12), strict=True))
+    over = P.TableInfo(table_id="t1", name="", options=P.TableOptions(seats=4), seats=seats,
+                       host=0, status="over", spectators=0)
+    m = feed(TableModel(Clock()), welcome(), P.Seated(table=over, seat=0))
+    c = controller(m)
+    board = text_of(board_panel(c, 80))
+    assert "The rows are dealt" not in board
+    assert "Game over — final ranking (bullheads):" in board
+    lines = [line.split() for line in board.splitlines()[1:]]
+    assert lines == [["1.", "Bob", "12", "won"], ["1.", "Dan", "12", "won"],
+                     ["3.", "you", "31"], ["4.", "Cat", "67"]]
+    sheet = text_of(sheets.score_lines(c, 78)).splitlines()
+    assert sheet[0].split() == ["total"]
+    assert [line.split() for line in sheet[1:5]] == [
+        ["1.", "Bob", "12"], ["1.", "Dan", "12"], ["3.", "you", "31"], ["4.", "Cat", "67"]]
+    assert sheet[5] == " Only the totals: the rounds were scored before this client came back."

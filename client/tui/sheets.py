@@ -134,7 +134,7 @@ def score_lines(c: Controller, width: int) -> Frags:
     names = [s.name or f"seat {s.index + 1}" for s in m.seats]
     if not names:
         return [("class:dim", " No table.")]
-    if not rounds:
+    if not rounds and m.result is None:
         return [("class:dim", " No round has been scored yet: the sheet fills in at the "
                  "end of each round.")]
     name_w = min(10, max(3, max(len(n) for n in names)))
@@ -148,7 +148,7 @@ def score_lines(c: Controller, width: int) -> Frags:
     order = list(range(len(names)))
     if (result := m.result) is not None:
         order.sort(key=lambda s: (result.places[s] if s < len(result.places) else 99, s))
-    last = rounds[-1]
+    final = rounds[-1].totals if rounds else m.result.totals if m.result else ()
     for k, seat in enumerate(order):
         me = seat == m.seat
         name = ("you" if me else names[seat])[:name_w]
@@ -157,7 +157,7 @@ def score_lines(c: Controller, width: int) -> Frags:
             mark = f"{m.result.places[seat]:>2}. "[:4]
         cells = "".join(f"{r.penalties[seat] if seat < len(r.penalties) else 0:>4}"
                         for r in shown)
-        total = last.totals[seat] if seat < len(last.totals) else 0
+        total = final[seat] if seat < len(final) else 0
         shown_total = m.point_limit - total if countdown else total
         style = "class:seat.me" if me else ""
         out.append((style, f"{mark}{name:<{name_w}} {cells}"))
@@ -165,4 +165,7 @@ def score_lines(c: Controller, width: int) -> Frags:
                     else style, f"{shown_total:>{total_w}}"))
         if k < len(order) - 1:
             out.append(("", "\n"))
+    if not rounds:
+        note = "Only the totals: the rounds were scored before this client came back."
+        out.append(("class:dim", "\n" + "\n".join(wrap(note, width - 1))))
     return out
