@@ -21,7 +21,8 @@ import trio
 
 from nimmt import protocol as P
 
-from .net.addresses import join_hint
+from .net.addresses import join_hint, lan_addresses
+from .net.announce import Announcer, Summary, announce_addresses, default_server_name
 from .net.connection import ClientConnection, peer_address
 from .config import ServerConfig
 from .sessions.limits import Admission, LogLimiter, flooding_text, left_out
@@ -177,6 +178,13 @@ class Server:
                 pass
         await trio.aclose_forcefully(stream)
 
+    def summary(self) -> Summary:
+        """The lobby as the LAN announcement shows it: tables waiting, players online."""
+        tables = self._lobby.tables.values() if self._lobby is not None else ()
+        waiting = sum(1 for t in tables if t.status == "waiting" and not t.closed)
+        return Summary(tables_waiting=waiting,
+                       players=sum(1 for c in self.clients if c.welcomed))
+
     def forget(self, client: ClientConnection) -> None:
         self.clients.discard(client)
         self.admission.gone(client)
@@ -294,10 +302,40 @@ async def _serve(config: ServerConfig, store: AsyncStore | None) -> None:
                 print(f"A table with {config.bots} bot{'s' if config.bots > 1 else ''} "
                       "is waiting for you.", flush=True)
             log.info("listening on %s:%d", config.host, port)
+            announcer = await _announcer(config, port, server)
+            if announcer is not None:
+                await nursery.start(announcer.run)
+                print(f"Announcing on the LAN as {announcer.name!r}: players on this network "
+                      "find it with nimmt-client alone.", flush=True)
             async for signum in signals:
                 name = signal.Signals(signum).name
                 log.info("%s received", name)
                 print(f"\n{name}: telling everyone goodbye...", file=sys.stderr, flush=True)
                 break
+            if announcer is not None:  # first: nobody finds a server that is going
+                await announcer.withdraw()
             await server.shutdown()
     log.info("stopped")
+
+
+async def _announcer(config: ServerConfig, port: int, server: Server) -> Announcer | None:
+    """The LAN announcement of a server listening on ``config.host:port``, or None:
+    turned off, or on loopback only (nobody else could connect)."""
+    if not config.announce:
+        log.info("not announced on the LAN (announce = false)")
+        return None
+    resolved: list[str] = []
+    if config.host.strip() not in ("", "*", "0.0.0.0", "::"):
+        try:
+            infos = await trio.socket.getaddrinfo(config.host, None, trio.socket.AF_INET)
+        except OSError:
+            infos = []
+        resolved = [str(info[4][0]) for info in infos]
+    lan = await trio.to_thread.run_sync(lan_addresses)
+    addresses = announce_addresses(config.host, resolved, lan)
+    if not addresses:
+        log.info("not announced on the LAN: %s is not reachable from another machine",
+                 config.host)
+        return None
+    return Announcer(config.name or default_server_name(), port, addresses,
+                     P.SUPPORTED_VERSIONS, server.summary)

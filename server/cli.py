@@ -4,6 +4,8 @@
     nimmt-server --bots 3             # a table of 3 bots waits for you
     nimmt-server --bots 3 --bot-level easy
     nimmt-server --config party.toml --port 7000
+    nimmt-server --name "Ann's party"     # the name clients list (default: the host name)
+    nimmt-server --no-announce            # not found on the LAN: players type the address
 
 Flags override the config file, which overrides the defaults (docs/SERVER.md).
 """
@@ -65,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--host", help="address to listen on (default 0.0.0.0: every interface)")
     p.add_argument("--port", type=int, help=f"TCP port (default {DEFAULT_PORT}, like 6 nimmt)")
     p.add_argument("--log-level", choices=LOG_LEVELS, help="log detail (default info)")
+    p.add_argument("--name", help="the name players see when their client finds this server "
+                   "on the LAN (default: the host name)")
+    p.add_argument("--announce", action=argparse.BooleanOptionalAction, default=None,
+                   help="announce the server on the LAN by multicast DNS, so that "
+                   "nimmt-client finds it without an address (default: on; never when "
+                   "listening on loopback only); --no-announce: stay silent")
     p.add_argument("--bots", type=int, metavar="N",
                    help="open a table with N built-in bots waiting for one human (1-9)")
     p.add_argument("--bot-level", metavar="LEVEL",
@@ -95,7 +103,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     """Defaults, then the config file, then the flags; validated."""
     config = load_config(args.config) if args.config else ServerConfig()
     top: dict[str, Any] = {}
-    for name in ("host", "port", "log_level", "bots", "bot_level", "bot_workers",
+    for name in ("host", "port", "log_level", "name", "announce", "bots", "bot_level", "bot_workers",
                  "max_connections", "db", "durability"):
         value = getattr(args, name)
         if value is not None:

@@ -176,6 +176,9 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = DEFAULT_PORT
     log_level: str = "info"
+    # --- the LAN announcement (docs/SERVER.md, "Found on the LAN") -------------------------
+    name: str = ""  # the name clients list; "": the host name
+    announce: bool = True  # announce by multicast DNS (never when listening on loopback only)
     bots: int = 0  # >0: keep a table with this many bots open, waiting for one human
     bot_level: str = DEFAULT_LEVEL  # the --bots table's bots: a level or a strategy spec
     bot_workers: int = 0  # processes that run searching bots; 0: one per core
@@ -218,6 +221,11 @@ class ServerConfig:
             raise ConfigError("host must not be empty")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port must be 0 to 65535, not {self.port!r}")
+        if self.name and not (self.name.isprintable() and "." not in self.name
+                              and len(self.name) <= 40 and len(self.name.encode()) <= 63
+                              and self.name.strip() == self.name):
+            raise ConfigError("name must be 1 to 40 printable characters (63 bytes of UTF-8), "
+                              f"without dots or spaces at either end, not {self.name!r}")
         if self.log_level not in LOG_LEVELS:
             raise ConfigError(f"log_level must be one of {list(LOG_LEVELS)}, not {self.log_level!r}")
         if self.bots and not 1 <= self.bots <= 9:
