@@ -1,0 +1,78 @@
+"""``check_deal``: a deal passes only if it is exactly the one the seed and the
+contributions give (engine/fair_deal.py): the rows, each seat's hand, and as many
+hands as seats, no fewer and no more (issue 43)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nimmt.engine import Deal, FairDeal, Options, UnfairDeal, deal_round
+from nimmt.engine.fair_deal import check_deal
+
+FAIR = FairDeal(bytes(range(32)), (b"alice", b"", b"\x01\x02"))
+THREE = Options(players=3, rounds=2)
+
+
+def test_the_seeds_own_deal_passes_whatever_the_order_of_the_cards_in_a_hand():
+    want = deal_round(THREE, 2, FAIR)
+    assert want.hands is not None and len(want.hands) == 3
+    check_deal(THREE, 2, FAIR, want)
+    reversed_hands = Deal(rows=want.rows, hands=tuple(tuple(reversed(h)) for h in want.hands))
+    check_deal(THREE, 2, FAIR, reversed_hands)  # a hand is a set of cards: no order
+
+
+def test_a_deal_with_a_seat_left_out_is_refused_with_the_count():
+    want = deal_round(THREE, 2, FAIR)
+    assert want.hands is not None
+    for kept in (want.hands[:2], want.hands[:1], ()):
+        with pytest.raises(UnfairDeal) as refused:
+            check_deal(THREE, 2, FAIR, Deal(rows=want.rows, hands=kept))
+        assert str(refused.value) == f"round 2: {len(kept)} hands dealt, 3 expected"
+
+
+def test_a_deal_with_a_hand_too_many_is_refused_with_the_count():
+    want = deal_round(THREE, 1, FAIR)
+    assert want.hands is not None
+    extra = want.hands + (tuple(range(1, 11)),)
+    with pytest.raises(UnfairDeal) as refused:
+        check_deal(THREE, 1, FAIR, Deal(rows=want.rows, hands=extra))
+    assert str(refused.value) == "round 1: 4 hands dealt, 3 expected"
+    # the same hand twice over is no better
+    with pytest.raises(UnfairDeal, match=r"^round 1: 4 hands dealt, 3 expected$"):
+        check_deal(THREE, 1, FAIR, Deal(rows=want.rows, hands=want.hands + want.hands[-1:]))
+
+
+def test_a_deal_without_hands_is_refused_where_hands_are_dealt():
+    want = deal_round(THREE, 1, FAIR)
+    with pytest.raises(UnfairDeal, match=r"^round 1: 0 hands dealt, 3 expected$"):
+        check_deal(THREE, 1, FAIR, Deal(rows=want.rows))
+
+
+def test_the_first_wrong_hand_is_named_before_the_count():
+    want = deal_round(THREE, 1, FAIR)
+    assert want.hands is not None
+    other = deal_round(THREE, 2, FAIR).hands
+    assert other is not None
+    with pytest.raises(UnfairDeal) as refused:
+        check_deal(THREE, 1, FAIR, Deal(rows=want.rows, hands=(want.hands[0], other[1])))
+    assert str(refused.value) == (f"round 1: seat 1's hand {sorted(other[1])} is not the one "
+                                  f"the seed gives, {sorted(want.hands[1])}")
+
+
+def test_wrong_rows_are_refused_first_and_said_in_row_order():
+    want = deal_round(THREE, 1, FAIR)
+    rows = (want.rows[1], want.rows[0], *want.rows[2:])
+    with pytest.raises(UnfairDeal) as refused:
+        check_deal(THREE, 1, FAIR, Deal(rows=rows, hands=()))  # the count would fail too
+    assert str(refused.value) == (f"round 1: the rows {list(rows)} are not the ones the seed "
+                                  f"gives, {list(want.rows)}")
+
+
+def test_a_draft_round_checks_its_rows_against_the_cards_nobody_picked():
+    draft = Options(players=2, rounds=1, draft=True)
+    picked = [5, 17, 33]
+    want = deal_round(draft, 1, FAIR, picked)
+    assert want.hands is None and not set(want.rows) & set(picked)
+    check_deal(draft, 1, FAIR, Deal(rows=want.rows), picked)
+    with pytest.raises(UnfairDeal, match="round 1: the rows"):
+        check_deal(draft, 1, FAIR, Deal(rows=want.rows))  # the picks change the rows
