@@ -255,6 +255,7 @@ class TableModel(GameMessages):
     def _on_link_lost(self, m: LinkLost) -> None:
         self.online = False
         self.lost_at = self.clock()
+        self.totals_at_drop = list(self.totals)
         self.lost_deadline = self.phase == "commit" or self.pending is not None
         self.resyncing = self.table is not None
         self.server_stopped = m.stopped

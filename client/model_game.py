@@ -278,6 +278,7 @@ class GameMessages(TableState):
         self._say(f"Game over: {text} {unit}.", "round")
 
     def _on_snapshot(self, m: P.Snapshot) -> None:
+        away = self._before_snapshot(m)
         self.resyncing = False
         self.paused_since = None  # the server resumes a clock when its player drops
         self.step = None
@@ -306,3 +307,31 @@ class GameMessages(TableState):
         self._bring_back()
         where = f"round {m.round}, turn {m.turn}" if m.turn else f"round {m.round}"
         self._say(f"Table {table_label(m.table)}: the game is at {where}.", "info")
+        if away is not None:
+            self._say(away, "warn")
+
+    def _before_snapshot(self, m: P.Snapshot) -> str | None:
+        """What the autopilot did for our seat while we were away, in words (None:
+        nothing, or we cannot know): the server does not replay the events we missed,
+        so it is read from the hand we had and the one the snapshot shows."""
+        if (m.seat is None or m.seat != self.seat or self.watching or self.table is None
+                or self.table.table_id != m.table.table_id or not self.round):
+            return None
+        totals, self.totals_at_drop = self.totals_at_drop or self.totals, None
+        before = totals[m.seat] if m.seat < len(totals) else 0
+        info = m.table.seats[m.seat] if m.seat < len(m.table.seats) else None
+        taken = (info.total if info is not None else before) - before
+        heads = (f" (you took {taken} bullhead{'s' if taken != 1 else ''})" if taken > 0
+                 else "")
+        if m.round == self.round:
+            gone = sorted(set(self.hand) - set(m.hand) - {self.my_commit})
+            if not gone:
+                return None
+            cards = " and ".join([", ".join(map(str, gone[:-1])), str(gone[-1])]
+                                 if len(gone) > 1 else [str(gone[0])])
+            return f"While you were away the autopilot played {cards} for you{heads}."
+
+        if m.round > self.round:
+            return (f"While you were away the autopilot played your turns from round "
+                    f"{self.round} to round {m.round}{heads}.")
+        return None

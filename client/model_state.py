@@ -64,6 +64,8 @@ class TableState:
         self.kept_seat_at: str | None = None
         #: the link is down because the server stopped (goodbye ``server_shutdown``)
         self.server_stopped = False
+        #: the totals when the link dropped (the ``seated`` of a resume changes them)
+        self.totals_at_drop: list[int] | None = None
         self.version = 0
         self._leave_table()
 

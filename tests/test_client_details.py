@@ -9,14 +9,15 @@ Model and controller tests (no terminal), like tests/test_client_watch.py.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
-from test_client_model import feed
+from test_client_model import feed, texts
 from test_client_support import Clock, seat, table, welcome
 from test_client_tui import text_of
 from test_client_watch import controller
 
 from nimmt import protocol as P
-from nimmt.client import TableModel
+from nimmt.client import LinkLost, LinkRestored, TableModel
 from nimmt.client.tui import render, sheets
 from nimmt.client.tui.board import rows_panel as board_panel
 from nimmt.client.tui.controller import Controller
@@ -67,3 +68,43 @@ def test_a_finished_game_found_after_a_server_restart_shows_its_ranking_and_tota
     assert [line.split() for line in sheet[1:5]] == [
         ["1.", "Bob", "12"], ["1.", "Dan", "12"], ["3.", "you", "31"], ["4.", "Cat", "67"]]
     assert sheet[5] == " Only the totals: the rounds were scored before this client came back."
+
+
+# ------------------------------------------------------------------ the autopilot while away
+def test_the_turns_the_autopilot_played_while_you_were_away_are_in_your_log() -> None:
+    m = feed(TableModel(Clock()), welcome(), P.Seated(table=table(NAMES), seat=0),
+             P.RoundStarted(round=1), P.HandDealt(cards=(5, 14, 33, 46, 70, 81, 90, 97)),
+             P.RowsDealt(rows=((12,), (37,), (43,), (58,))),
+             P.TurnStarted(round=1, turn=3, deadline=1e9, remaining=30.0),
+             P.CommitAccepted(round=1, turn=3, card=14, re=7),
+             LinkLost("timeout"), LinkRestored(welcome(resumed=True)))
+    seats = tuple(seat(n, total=t) for n, t in zip(NAMES, (6, 0, 0, 1), strict=True))
+    back = P.TableInfo(table_id="t1", name="", options=P.TableOptions(seats=4), seats=seats,
+                       host=0, status="playing", spectators=0)
+    snap = P.Snapshot(table=back, seat=0, round=1, turn=6, phase="commit",
+                      hand=(5, 33, 81, 97), commit=None, rows=((12,), (37,), (43,), (58,)),
+                      deadline=1e9, remaining=20.0, committed=(), revealed=(),
+                      draft_pool=(), draft_picks=(), pending=None)
+    feed(m, P.Seated(table=back, seat=0), snap)
+    assert texts(m)[-2:] == [
+        "Table t1: the game is at round 1, turn 6.",
+        "While you were away the autopilot played 46, 70 and 90 for you (you took 6 "
+        "bullheads)."]
+
+
+def test_a_later_round_found_on_return_is_said_and_a_spectator_is_told_nothing() -> None:
+    m = feed(TableModel(Clock()), welcome(), P.Seated(table=table(NAMES), seat=0),
+             P.RoundStarted(round=2), P.HandDealt(cards=(5, 14)),
+             LinkLost("timeout"), LinkRestored(welcome(resumed=True)))
+    snap = P.Snapshot(table=table(NAMES, status="playing"), seat=0, round=3, turn=1,
+                      phase="commit", hand=(8, 9, 10), commit=None,
+                      rows=((12,), (37,), (43,), (58,)), deadline=1e9, remaining=20.0,
+                      committed=(), revealed=(), draft_pool=(), draft_picks=(), pending=None)
+    feed(m, P.Seated(table=snap.table, seat=0), snap)
+    assert texts(m)[-1] == ("While you were away the autopilot played your turns from "
+                            "round 2 to round 3.")
+    watcher = feed(TableModel(Clock()), welcome("Eve"), P.Watching(table=table(NAMES)),
+                   P.RoundStarted(round=1), LinkLost("timeout"),
+                   LinkRestored(welcome("Eve", resumed=True)))
+    feed(watcher, P.Watching(table=snap.table), dataclasses.replace(snap, seat=None, hand=()))
+    assert not [t for t in texts(watcher) if "autopilot" in t]
