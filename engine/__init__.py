@@ -57,7 +57,7 @@ from .pending import (
     Pending,
     Phase,
 )
-from .fair_deal import FairDeal, UnfairDeal, commitment_of, deal_round
+from .fair_deal import FairDeal, UnfairDeal, commitment_of, deal_round, entropy_hash
 from .records import (
     Choice,
     FairDealClaim,
@@ -101,5 +101,6 @@ __all__ = [
     "Record", "RoundRecord", "TurnRecord", "RowChoice", "TieChoice", "Choice", "RecordStart",
     "ResultClaim", "RecordError", "InvalidRecord", "RecordContradiction", "record_from_game",
     "record_from_bytes", "record_from_json", "replay", "Replay", "Step",
-    "FairDeal", "UnfairDeal", "commitment_of", "deal_round", "FairDealClaim", "verify_deals",
+    "FairDeal", "UnfairDeal", "commitment_of", "deal_round", "entropy_hash", "FairDealClaim",
+    "verify_deals",
 ]

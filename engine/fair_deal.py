@@ -8,6 +8,12 @@ available, its random indices drawn by rejection sampling from an HMAC-SHA256
 counter stream keyed by a digest of the seed and every contribution. When the
 game ends the seed is revealed, and anyone can recompute every deal.
 
+A contribution may be committed to first (protocol version 3): the seat sends
+``entropy_hash(entropy)`` when it sits down and reveals ``entropy`` only once the
+seats and the seed are fixed; the game's ``FairDeal`` then keeps each seat's
+``hashes`` (empty for a seat that sent none) and the seats that ``withheld`` their
+reveal (their contribution is empty), and ``check_reveals`` checks them.
+
 Pure functions, no I/O.
 
 >>> fair = FairDeal(bytes(range(32)), (b"alice", b""))
@@ -37,6 +43,7 @@ __all__ = [
     "MAX_CONTRIBUTION",
     "KEY_LABEL",
     "commitment_of",
+    "entropy_hash",
     "deal_key",
     "shuffled",
     "deal_round",
@@ -57,6 +64,15 @@ class UnfairDeal(ValueError):
 def commitment_of(seed: bytes) -> str:
     """The commitment to ``seed``: SHA-256 of its bytes, lowercase hex."""
     return hashlib.sha256(seed).hexdigest()
+
+
+def entropy_hash(entropy: bytes) -> str:
+    """What a seat commits to before revealing ``entropy``: its SHA-256, lowercase hex.
+
+    >>> entropy_hash(b"alice")
+    '2bd806c97f0e00af1a1fc3328fa763a9269723c8db8fac4f93af71db186d6e90'
+    """
+    return hashlib.sha256(entropy).hexdigest()
 
 
 def deal_key(seed: bytes, contributions: Sequence[bytes]) -> bytes:
@@ -114,13 +130,43 @@ def shuffled(cards: Iterable[int], key: bytes, round_no: int) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class FairDeal:
-    """A game's secret ``seed`` (32 bytes) and each seat's ``contributions``."""
+    """A game's secret ``seed`` (32 bytes) and each seat's ``contributions``; when a
+    seat committed to its contribution first, ``hashes`` (one per seat, 32 bytes, or
+    empty for a seat that sent none; ``()`` when no seat did) and the seats that
+    ``withheld`` their reveal (ascending: they contribute nothing)."""
 
     seed: bytes
     contributions: tuple[bytes, ...]
+    hashes: tuple[bytes, ...] = ()
+    withheld: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         deal_key(self.seed, self.contributions)  # raises UnfairDeal for a bad length
+        if self.hashes and len(self.hashes) != len(self.contributions):
+            raise UnfairDeal(f"{len(self.hashes)} hashes for {len(self.contributions)} seats")
+        if list(self.withheld) != sorted(set(self.withheld)):
+            raise UnfairDeal(f"withheld seats in ascending order, once each: {self.withheld}")
+
+    def check_reveals(self) -> None:
+        """Raise ``UnfairDeal`` unless every seat's contribution is the one its hash
+        committed it to: a seat that withheld its reveal had a hash and contributes
+        nothing; a seat with no hash made its contribution (if any) in the clear."""
+        for seat in self.withheld:
+            if not 0 <= seat < len(self.hashes) or not self.hashes[seat]:
+                raise UnfairDeal(f"seat {seat} withheld a reveal it never committed to "
+                                 "(it sent no hash)")
+            if self.contributions[seat]:
+                raise UnfairDeal(f"seat {seat} withheld its reveal, yet its contribution is "
+                                 f"{self.contributions[seat].hex()}, not empty")
+        for seat, h in enumerate(self.hashes):
+            if not h or seat in self.withheld:
+                continue
+            if len(h) != 32:
+                raise UnfairDeal(f"seat {seat}'s hash is {len(h)} bytes, not 32")
+            got = entropy_hash(self.contributions[seat])
+            if not hmac.compare_digest(got, h.hex()):
+                raise UnfairDeal(f"seat {seat}'s contribution does not match its hash: its "
+                                 f"SHA-256 is {got}, the hash sent {h.hex()}")
 
     @property
     def commitment(self) -> str:

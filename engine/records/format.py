@@ -237,19 +237,28 @@ class ResultClaim:
 class FairDealClaim:
     """How the game was dealt (docs/PROTOCOL.md, "Verifiable deals"): the
     ``commitment`` published before the first deal, the ``seed`` revealed at the
-    end and each seat's ``contributions`` (bytes, empty for none)."""
+    end and each seat's ``contributions`` (bytes, empty for none); when seats
+    committed to their contributions first (protocol version 3), each seat's
+    ``hashes`` (empty for none; ``()`` when no seat sent one) and the seats that
+    ``withheld`` their reveal."""
 
     commitment: str
     seed: bytes
     contributions: tuple[bytes, ...]
+    hashes: tuple[bytes, ...] = ()
+    withheld: tuple[int, ...] = ()
 
     @property
     def fair(self) -> FairDeal:
-        return FairDeal(self.seed, self.contributions)
+        return FairDeal(self.seed, self.contributions, self.hashes, self.withheld)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"commitment": self.commitment, "seed": self.seed.hex(),
-                "contributions": [c.hex() for c in self.contributions]}
+        out: dict[str, Any] = {"commitment": self.commitment, "seed": self.seed.hex(),
+                               "contributions": [c.hex() for c in self.contributions]}
+        if self.hashes:  # a record of a game nobody committed to a hash in reads as before
+            out["hashes"] = [h.hex() for h in self.hashes]
+            out["withheld"] = list(self.withheld)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

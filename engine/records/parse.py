@@ -249,14 +249,32 @@ def _hex(value: Any, at: _At, what: str, lo: int, hi: int) -> bytes:
 
 
 def _parse_fair_deal(value: Any, at: _At, n: int) -> FairDealClaim:
-    obj = _object(value, at, "fair_deal", ("commitment", "seed", "contributions"), ())
+    obj = _object(value, at, "fair_deal", ("commitment", "seed", "contributions"),
+                  ("hashes", "withheld"))
     commitment = _hex(obj["commitment"], at.key("commitment"), "the commitment", 32, 32).hex()
     seed = _hex(obj["seed"], at.key("seed"), "the seed", SEED_BYTES, SEED_BYTES)
     where = at.key("contributions")
     items = _list(obj["contributions"], where, "contributions (one per seat)", n)
     contributions = tuple(_hex(c, where.index(i, seat=i), "a contribution", 0, MAX_CONTRIBUTION)
                           for i, c in enumerate(items))
-    return FairDealClaim(commitment, seed, contributions)
+    hashes: tuple[bytes, ...] = ()
+    withheld: tuple[int, ...] = ()
+    if "hashes" in obj:
+        where = at.key("hashes")
+        items = _list(obj["hashes"], where, "hashes (one per seat)", n)
+        hashes = tuple(_hex(h, where.index(i, seat=i), "a hash (or \"\" for none)", 0, 32)
+                       for i, h in enumerate(items))
+        for i, h in enumerate(hashes):
+            if len(h) not in (0, 32):
+                where.index(i, seat=i).fail(f"a hash is 32 bytes (or \"\" for none), "
+                                            f"not {len(h)}")
+    if "withheld" in obj:
+        where = at.key("withheld")
+        items = _list(obj["withheld"], where, "withheld (seats)")
+        withheld = tuple(_int(s, where.index(i), "a seat", 0, n - 1) for i, s in enumerate(items))
+        if list(withheld) != sorted(set(withheld)):
+            where.fail(f"withheld lists seats in ascending order, once each, not {list(withheld)}")
+    return FairDealClaim(commitment, seed, contributions, hashes, withheld)
 
 
 def _parse_start(value: Any, at: _At, n: int) -> Start:

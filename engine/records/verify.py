@@ -32,14 +32,17 @@ _ = record_from_game  # the doctest's
 
 
 def claim_for(fair: FairDeal) -> FairDealClaim:
-    """What a record keeps of ``fair``: its commitment, seed and contributions."""
-    return FairDealClaim(fair.commitment, fair.seed, fair.contributions)
+    """What a record keeps of ``fair``: its commitment, seed and contributions (and
+    the hashes and withheld reveals of seats that committed first)."""
+    return FairDealClaim(fair.commitment, fair.seed, fair.contributions, fair.hashes,
+                         fair.withheld)
 
 
 def verify_deals(record: Record) -> int:
     """Check every deal of ``record`` against its ``fair_deal`` (the seed hashes to the
-    commitment; each round's deal is the one derived from the seed and the
-    contributions); return how many deals were checked. ``UnfairDeal`` names the
+    commitment; a seat that sent a hash revealed the entropy it hashes, or withheld
+    it and contributes nothing; each round's deal is the one derived from the seed
+    and the contributions); return how many deals were checked. ``UnfairDeal`` names the
     first one that fails, or says why the record cannot be checked."""
     claim = record.fair_deal
     if claim is None:
@@ -55,6 +58,7 @@ def verify_deals(record: Record) -> int:
         raise UnfairDeal(f"the seed revealed does not match the commitment: its SHA-256 is "
                          f"{commitment_of(claim.seed)}, the commitment {claim.commitment}")
     fair = claim.fair
+    fair.check_reveals()  # each reveal is the entropy its hash committed to
     checked = 0
     for number, r in enumerate(record.rounds, start=1):
         if r.rows is None:
