@@ -6,6 +6,7 @@
     nimmt-bot localhost --strategy random --name Rando
     nimmt-bot localhost --exec "node my_bot.js"   # a program decides (docs/BOTS.md)
     nimmt-bot localhost --ladder --name Ann       # rated games from the queue, until stopped
+    nimmt-bot --find                       # the server found on the LAN (if only one)
 
 The bot sees only what the server sends to its seat (``SeatTracker`` turns it
 into a ``View``) and asks its player (a strategy, a Python function, a program)
@@ -135,8 +136,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="nimmt-bot", description="Play a built-in strategy, or your own program (--exec), "
         "on a nimmt server. Ctrl-C (SIGINT) or SIGTERM stops it: it says goodbye to the "
         "server (the server's autopilot plays the seat) and stops the program.")
-    parser.add_argument("address", nargs="?", default="localhost",
+    parser.add_argument("address", nargs="?", default=None,
                         help=f"HOST[:PORT] of the server (default localhost:{DEFAULT_PORT})")
+    parser.add_argument("--find", action="store_true",
+                        help="look for servers on the LAN (about two seconds) and join the "
+                        "only one found; several: list them and stop")
     parser.add_argument("--strategy", default="heuristic",
                         help=f"a built-in strategy: {', '.join(sorted(STRATEGIES))} "
                              "(default heuristic)")
@@ -199,6 +203,25 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _find_one() -> tuple[str, int] | None:
+    """``--find``: the only server on the LAN (said, with its address), else None (the
+    servers found are listed, or it is said that there are none)."""
+    from nimmt.client.discovery import find_servers
+
+    found = asyncio.run(find_servers())
+    if len(found) == 1:
+        print(f"nimmt-bot: found {found[0].describe()}: joining {found[0].address}",
+              file=sys.stderr, flush=True)
+        return found[0].host, found[0].port
+    if not found:
+        print("nimmt-bot: no nimmt server found on the LAN", file=sys.stderr)
+        return None
+    for server in found:
+        print(f"  {server.describe()}", file=sys.stderr)
+    print(f"nimmt-bot: {len(found)} servers found: give one as HOST:PORT", file=sys.stderr)
+    return None
+
+
 def _fill_after(text: str) -> float | None:
     if text.strip().lower() in ("never", "none"):
         return None
@@ -237,10 +260,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="nimmt-bot: %(message)s")
+    if args.find and args.address is not None:
+        parser.error("--find looks for the server: give no address")
     try:
-        host, port = parse_address(args.address)
+        host, port = parse_address(args.address or "localhost")
     except ValueError as exc:
         parser.error(str(exc))
+    if args.find:
+        found = _find_one()
+        if found is None:
+            return 1
+        host, port = found
     table = _table_options(parser, args)
     if args.ladder and (args.join or args.create or args.add_bots):
         parser.error("--ladder: the server forms the table; leave out --join, --create and "

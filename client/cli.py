@@ -1,6 +1,7 @@
 """``nimmt-client``: the command line of the terminal client.
 
-    nimmt-client                       # the server on this machine (localhost:6066)
+    nimmt-client                       # a server found on the LAN (else localhost:6066)
+    nimmt-client --find                # list the servers found on the LAN, and exit
     nimmt-client 192.168.1.20          # a server on the LAN, port 6066
     nimmt-client 192.168.1.20:7000 --name Ann --join t3
     nimmt-client --solo 3              # a private server with 3 bots, for you alone
@@ -86,8 +87,12 @@ def _parser() -> argparse.ArgumentParser:
         prog="nimmt-client",
         description="Play 6 nimmt! in your terminal, on a nimmt server of your LAN "
         "(see docs/CLIENT.md).")
-    p.add_argument("address", nargs="?", default="localhost", metavar="HOST[:PORT]",
-                   help=f"the server (default localhost:{DEFAULT_PORT})")
+    p.add_argument("address", nargs="?", default=None, metavar="HOST[:PORT]",
+                   help="the server (default: look on the LAN for about two seconds; "
+                   f"if none is found, localhost:{DEFAULT_PORT})")
+    p.add_argument("--find", action="store_true",
+                   help="list the servers found on the LAN (address, name, tables waiting, "
+                   "players; one a line, tab-separated) and exit")
     p.add_argument("--name", type=_name, default=None,
                    help="your name at the table (default: your login name)")
     g = p.add_mutually_exclusive_group()
@@ -131,8 +136,12 @@ def _parser() -> argparse.ArgumentParser:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = _parser()
     args = p.parse_args(argv)
+    #: no address: look on the LAN first (localhost:6066 is the fallback)
+    args.discover = args.address is None and not args.solo and args.replay is None
+    if args.find and (args.address is not None or args.solo or args.replay is not None):
+        p.error("--find lists the servers on the LAN: give no address, --solo or --replay")
     try:
-        args.host, args.port = parse_address(args.address)
+        args.host, args.port = parse_address(args.address or "localhost")
     except ValueError as exc:
         p.error(str(exc))
     if args.name is None:
@@ -181,6 +190,8 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
 
     if args.replay is not None:
         return await _replay(args, interactive)
+    if args.find:
+        return await _find()
     kind = "spectator" if args.spectator else "human"
     solo: SoloServer | None = None
     on_welcome = None
@@ -193,7 +204,7 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
             conn = await solo.connect(args.name, kind)
             plan = StartPlan(solo=True, bot_level=args.level, history_db=args.db)
         else:
-            conn, plan, keeper, on_welcome = await open_session(args)
+            conn, plan, keeper, on_welcome = await _open_found_session(args, interactive)
         if not interactive:
             await conn.close()
             print("nimmt-client: connected, but this is a full-screen program: "
@@ -202,6 +213,8 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
         outcome = await run_tui(conn, plan=plan, on_welcome=on_welcome, keeper=keeper)
     except (ClientError, SoloError) as exc:
         print(f"nimmt-client: {exc}", file=sys.stderr)
+        return 1
+    except _NoServer:
         return 1
     finally:
         if solo is not None:
@@ -215,6 +228,49 @@ async def _run(args: argparse.Namespace, interactive: bool = True) -> int:
     except OSError:
         pass
     return 1 if outcome.error else 0
+
+
+class _NoServer(Exception):
+    """No server chosen (several found without a terminal, or none typed): said."""
+
+
+async def _find() -> int:
+    """``--find``: the servers on the LAN, one a line; exit 1 if there is none."""
+    from .choose_server import print_found
+    from .discovery import find_servers
+
+    found = await find_servers()
+    print_found(found, sys.stdout)
+    if not found:
+        print("nimmt-client: no nimmt server found on the LAN", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _open_found_session(args: argparse.Namespace, interactive: bool) -> tuple[
+        ClientConnection, StartPlan, TableKeeper, Callable[[Welcome], None]]:
+    """``open_session``, to the address given, or (none given) to a server found on
+    the LAN, chosen, or typed when what was guessed cannot be reached."""
+    from .choose_server import ask_address, pick_server
+    from .net import ConnectFailed
+
+    guess = False
+    if args.discover:
+        picked = await pick_server(interactive)
+        if picked is None:
+            raise _NoServer
+        args.host, args.port, guess = picked
+    while True:
+        try:
+            return await open_session(args)
+        except ConnectFailed as exc:
+            if not (guess and interactive):
+                raise
+            print(f"nimmt-client: {exc}", file=sys.stderr)
+            typed = await ask_address()
+            if typed is None:
+                raise _NoServer from None
+            args.host, args.port = typed
 
 
 async def open_session(args: argparse.Namespace) -> tuple[

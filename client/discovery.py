@@ -36,6 +36,7 @@ __all__ = [
     "parse_record",
     "shown",
     "listing",
+    "found_line",
     "look",
     "find_servers",
 ]
@@ -190,6 +191,19 @@ def listing(found: Sequence[FoundServer]) -> list[str]:
 
     return [f"{s.address}\t{s.name}\t{count(s.tables_waiting)}\t{count(s.players)}"
             for s in found]
+
+
+def found_line(found: Sequence[FoundServer], most: int = 3) -> str:
+    """The lobby's one line about what a look found (``F``).
+
+    >>> found_line([FoundServer("Ann", "10.0.0.2", 6066, 1, 3, (2,))])
+    'On the LAN: Ann  10.0.0.2:6066  1 table waiting, 3 players. To play there: quit, nimmt-client ADDRESS'
+    """
+    if not found:
+        return "No nimmt server found on the LAN (is multicast blocked?)"
+    more = f"; {len(found) - most} more: nimmt-client --find" if len(found) > most else ""
+    return ("On the LAN: " + " · ".join(s.describe() for s in found[:most]) + more
+            + ". To play there: quit, nimmt-client ADDRESS")
 
 
 def _resolve(zc: Any, names: Sequence[str], deadline: float) -> list[FoundServer]:

@@ -666,6 +666,23 @@ class Controller(LadderKeys, QueueKeys):
             return False
         return True
 
+    # ------------------------------------------------------------------ LAN
+    def look_for_servers(self) -> None:
+        """F in the lobby: look on the LAN again; the status line says what is there."""
+        from ..discovery import LOOK_FOR
+
+        self.status("Looking for nimmt servers on the LAN…", "info", LOOK_FOR + 2)
+        task = asyncio.get_running_loop().create_task(self._look_for_servers())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _look_for_servers(self) -> None:
+        from ..discovery import find_servers, found_line
+
+        found = await find_servers()
+        self.status(found_line(found), "info", 20.0)
+        self.invalidate()
+
     # ------------------------------------------------------------------ history
     def open_history(self) -> None:
         """H in the lobby: the finished games of the database, newest first."""

@@ -3,7 +3,7 @@
 Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j) move in
 lists, t the score sheet. Table: a add bot, b bot level, x remove bot, s start, L leave.
 Lobby: Enter join, w watch,
-n new table, r refresh, R the leaderboard (m: your row). Everywhere: c or / chat,
+n new table, r refresh, R the leaderboard (m: your row), F find servers on the LAN. Everywhere: c or / chat,
 ? help, PgUp/PgDn log, q or Ctrl-C quit (in a game: press twice).
 """
 
@@ -86,6 +86,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     @act("H", filter=lobby & ~form)
     def _(e: KeyPressEvent) -> None:
         c.open_history()
+
+    @act("F", filter=lobby & ~form)
+    def _(e: KeyPressEvent) -> None:
+        c.look_for_servers()
 
     @act("r", filter=lobby & ~form)
     def _(e: KeyPressEvent) -> None:
