@@ -229,6 +229,14 @@ async def test_the_board_kept_sorted_game_by_game_is_the_one_sorted_from_scratch
          desk.recent[n][0] if len(desk.recent[n]) > TREND_GAMES else None, False)
         for n, r in desk.ladder.ratings.items())
     assert desk.board() == fresh
+    # both paths sort by board_key: the order itself is checked without it (and against
+    # hand-written lists in tests/test_ladder_pinned.py)
+    shown = {n: (round(r.ordinal, 2), r.games) for n, r in desk.ladder.ratings.items()}
+    assert sorted(r.name for r in fresh) == sorted(shown)
+    for above, below in zip(fresh, fresh[1:]):
+        (a, a_games), (b, b_games) = shown[above.name], shown[below.name]
+        assert a > b or (a == b and (a_games > b_games
+                                     or (a_games == b_games and above.name < below.name)))
     for row in fresh:
         page = desk.page(P.Leaderboard(limit=7, name=row.name.upper()))
         assert page.found == row.rank and page.offset == (row.rank - 1) // 7 * 7
