@@ -41,12 +41,17 @@ deals; measured, it did no better than the flat search (benchmarks/README.md),
 so it is off by default.
 Row choices and Professional ties are searched the same way,
 with this turn's revealed cards still to be placed in view; Draft picks
-simulate the rest of the draft and the round. It stops on the clock, not on a
-sample count: it samples until ``ms`` milliseconds (default 100) less a small
+simulate the rest of the draft and the round. Without ``samples`` it stops
+on the clock: it samples until ``ms`` milliseconds (default 100) less a small
 margin (``deadline_after``), and falls back on the heuristic if not even one
-deal could be played in that time.
-``samples=N`` also stops it after N deals, which makes it reproducible from
-its seed whatever the machine's speed (the tests use this).
+deal could be played in that time. With ``samples=N`` no clock stops it: it
+plays exactly N deals (``ms`` is then not read), which makes it reproducible
+from its seed whatever the machine's speed or load; its time is bounded by the
+work of N deals instead (each candidate played to the round's end once a deal).
+
+``problem(view)`` is the search of one decision as a Monte Carlo problem (the
+candidates, the deal sampler, the cost of a candidate on a deal): the coach's
+analysis (``nimmt.bots.analysis``) scores every candidate on it.
 
 In a game of several rounds, near its end (the last round, or a total close to
 the point limit) the cost of a result also counts finishing behind the leader.
@@ -62,6 +67,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from nimmt.engine import Commit, Decision, DraftPick, Phase, View
@@ -80,7 +86,7 @@ from .rollout import (
 )
 from .sampling import InconsistentView, Unseen
 
-__all__ = ["SearchStrategy"]
+__all__ = ["SearchStrategy", "Problem"]
 
 _D = TypeVar("_D", bound=Decision)  # the candidates of one search: any decision, or commits
 
@@ -93,6 +99,17 @@ DRAFT_CANDIDATES = 6
 #: Opponents imagined this careless or more play at random: each sampled world
 #: then fixes the order they play their cards in, shared by every candidate.
 ALL_RANDOM = 0.95
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One decision as ``search`` scores it: ``cost(candidate, sample_world(rng),
+    seed)`` is what that candidate costs on one sampled deal (the same deal and
+    seed for every candidate: common random numbers)."""
+
+    candidates: Sequence[Any]
+    sample_world: Callable[[random.Random], Any]
+    cost: Callable[[Any, Any, int], float]
 
 
 class SearchStrategy:
@@ -170,8 +187,9 @@ class SearchStrategy:
                 except InconsistentView:
                     pass
             return legal[0]
-        # keep a margin for the caller's own overhead and this machine's noise
-        deadline = deadline_after(start, self.ms)
+        # keep a margin for the caller's own overhead and this machine's noise;
+        # a sample count is never cut short by the clock (it would not be reproducible)
+        deadline = deadline_after(start, self.ms) if self.samples is None else None
         try:
             if view.phase is Phase.DRAFT:
                 choice = self._draft(view, deadline)
@@ -203,23 +221,33 @@ class SearchStrategy:
                  for s, h in enumerate(unseen.hands)]
         self.opponents.observe(view, pools)
 
-    def _play(self, view: View, deadline: float) -> Decision | None:
+    def _play(self, view: View, deadline: float | None) -> Decision | None:
+        problem = self.problem(view)
+        estimate = monte_carlo(problem.candidates, problem.sample_world, problem.cost, self._rng,
+                               deadline=deadline, samples=self.samples, halving=self.halving,
+                               clock=self.clock)
+        return estimate.best if estimate.samples else None
+
+    def problem(self, view: View, score: Callable[[list[int]], float] | None = None) -> Problem:
+        """The decision of ``view`` (a commit, row or tie choice) as this search
+        scores it. The opponent model learns from ``view`` first, as ``decide``
+        has it do. ``score``: what a simulated round's bullheads per seat cost
+        this seat (default: ``decide``'s, which near a game's end counts
+        finishing behind the leader). ``InconsistentView`` if no deal fits."""
         me = view.seat
         assert me is not None
         unseen = Unseen.of(view)
         self._observe(view, unseen)
         commit = view.phase is Phase.COMMIT
         pro = view.options.professional
-        score = _cost_function(view)
+        cost_of = score if score is not None else _cost_function(view)
         mixes = self._mixes(view)
         commits = [Commit(me, c) for c in view.hand]
         candidates: list[Decision] = list(commits) if commit else list(view.legal)
 
         def run(choices: Sequence[_D], sample_world: Callable[[random.Random], Any],
-                cost: Callable[[_D, Any, int], float]) -> _D | None:
-            estimate = monte_carlo(choices, sample_world, cost, self._rng, deadline=deadline,
-                                   samples=self.samples, halving=self.halving, clock=self.clock)
-            return estimate.best if estimate.samples else None
+                cost: Callable[[_D, Any, int], float]) -> Problem:
+            return Problem(choices, sample_world, cost)
 
         careless = min(mixes) >= ALL_RANDOM
         if careless and commit and not pro and self.careful:
@@ -227,7 +255,7 @@ class SearchStrategy:
             # the world are careful cards; the others play the deal's order
             chances = [(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
             careful = CarefulTable(view, chances, self.depth)
-            return run(commits, careful.world, lambda decision, world, seed: score(
+            return run(commits, careful.world, lambda decision, world, seed: cost_of(
                 careful.penalties(decision.card, world)))
         if careless and commit and not pro and (self.ahead or self.first):
             # the plain method, but this seat's next ``ahead`` cards careful and,
@@ -235,12 +263,12 @@ class SearchStrategy:
             chances = [(s, self.opponents.careful_of(s) if self.first else 0.0)
                        for s in range(view.players)]
             prefix = PrefixTable(view, chances, self.ahead, self.depth)
-            return run(commits, prefix.world, lambda decision, world, seed: score(
+            return run(commits, prefix.world, lambda decision, world, seed: cost_of(
                 prefix.penalties(decision.card, world)))
         if careless:  # random play is a random order, fixed for every candidate
             table = RandomTable(view, self.depth)
             return run(candidates, table.world,
-                       lambda decision, world, seed: score(table.penalties(decision, world)))
+                       lambda decision, world, seed: cost_of(table.penalties(decision, world)))
 
         situation_rows = [list(r) for r in view.rows]
         opponents = heuristic_chooser(self._rng, self.noise, mixes, pro)
@@ -261,7 +289,7 @@ class SearchStrategy:
                 return table.world_of(hands)
 
             return run(candidates, first_world,
-                       lambda decision, world, seed: score(table.penalties(decision, world)))
+                       lambda decision, world, seed: cost_of(table.penalties(decision, world)))
 
         situation = Situation.of(view)
 
@@ -272,11 +300,11 @@ class SearchStrategy:
         def cost(decision: Decision, world: tuple[list[list[int]], list[int] | None], seed: int) -> float:
             hands, first = world
             finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
-            return score(situation.outcome(decision, hands, first, finish))
+            return cost_of(situation.outcome(decision, hands, first, finish))
 
         return run(candidates, sample_world, cost)
 
-    def _draft(self, view: View, deadline: float) -> Decision | None:
+    def _draft(self, view: View, deadline: float | None) -> Decision | None:
         me = view.seat
         assert me is not None
         draft = DraftSituation.of(view)
