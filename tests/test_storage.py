@@ -208,16 +208,16 @@ def test_doctests_of_the_storage_modules(name: str) -> None:
 
 def test_an_older_database_is_migrated_keeping_its_data(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import nimmt.server.storage.store as store_module
+    import nimmt.server.storage.opening as opening
 
     path = tmp_path / "nimmt.db"
     with Store.open(path) as store:
         store.create_table(store.next_table_id(), "Friday", {}, {})
     version = SCHEMA_VERSION + 1
-    migrations = {**store_module.MIGRATIONS,
+    migrations = {**opening.MIGRATIONS,
                   version: ("ALTER TABLE tables ADD COLUMN colour TEXT NOT NULL DEFAULT 'green'",)}
-    monkeypatch.setattr(store_module, "MIGRATIONS", migrations)
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", version)
+    monkeypatch.setattr(opening, "MIGRATIONS", migrations)
+    monkeypatch.setattr(opening, "SCHEMA_VERSION", version)
     with Store.open(path) as store:
         assert store.open_tables()[0].name == "Friday" and store.next_table_id() == "t2"
         assert store._db.execute("SELECT colour FROM tables").fetchone() == ("green",)
@@ -230,10 +230,10 @@ def test_a_version_1_file_gets_the_spectators_and_keeps_its_tables(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file written before spectators were stored (schema 1) opens, keeps its
     tables and seats, and stores spectators from then on."""
-    import nimmt.server.storage.store as store_module
+    import nimmt.server.storage.opening as opening
 
     path = tmp_path / "nimmt.db"
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 1)
+    monkeypatch.setattr(opening, "SCHEMA_VERSION", 1)
     with Store.open(path) as old:
         old.create_table("t1", "Friday", {}, {})
         old.set_seat("t1", 0, "Ann", "human", token=new_token())
@@ -252,17 +252,17 @@ def test_a_version_1_file_gets_the_spectators_and_keeps_its_tables(
 
 def test_a_migration_that_fails_leaves_the_file_at_its_version(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    import nimmt.server.storage.store as store_module
+    import nimmt.server.storage.opening as opening
     from nimmt.server.storage import DatabaseUnreadable
 
     path = tmp_path / "nimmt.db"
     with Store.open(path) as store:
         store.create_table(store.next_table_id(), "Friday", {}, {})
     version = SCHEMA_VERSION + 1
-    migrations = {**store_module.MIGRATIONS, version: (
+    migrations = {**opening.MIGRATIONS, version: (
         "ALTER TABLE tables ADD COLUMN colour TEXT", "INSERT INTO no_such_table VALUES (1)")}
-    monkeypatch.setattr(store_module, "MIGRATIONS", migrations)
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", version)
+    monkeypatch.setattr(opening, "MIGRATIONS", migrations)
+    monkeypatch.setattr(opening, "SCHEMA_VERSION", version)
     with pytest.raises(DatabaseUnreadable, match=rf"cannot bring {path} up to database version {version}"):
         Store.open(path)
     monkeypatch.undo()

@@ -95,17 +95,18 @@ def test_a_version_3_file_gets_the_recent_log_and_keeps_its_facts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file of schema 3 (every fact in ``facts``) opens with its tables whole and
     numbers their facts on."""
-    import nimmt.server.storage.store as store_module
+    import nimmt.server.storage.opening as opening
+    from nimmt.server.storage.fact_log import dumps
 
     path = tmp_path / "nimmt.db"
     _, facts = play_game(Options(players=2, rounds=1), seed=9)
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(opening, "SCHEMA_VERSION", 3)
     with Store.open(path) as old:
         old.create_table("t1", "Friday", {}, {})
     with sqlite3.connect(path) as plain:  # as nimmt of schema 3 wrote them
         plain.executemany(
             "INSERT INTO facts (table_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
-            [("t1", n, f.kind, store_module._dumps(f.payload), 1.0)
+            [("t1", n, f.kind, dumps(f.payload), 1.0)
              for n, f in enumerate(facts, 1)])
     plain.close()
     monkeypatch.undo()

@@ -67,4 +67,6 @@ if "nimmt.server" in " ".join(getattr(sys, "orig_argv", [])):
 
         _held.ACK_WAIT = float(os.environ["NIMMT_DB_ACK_WAIT"])
     if os.environ.get("NIMMT_DB_CHECKPOINT_INTERVAL"):
-        _store.Checkpointer.INTERVAL = float(os.environ["NIMMT_DB_CHECKPOINT_INTERVAL"])
+        from nimmt.server.storage import checkpoints as _checkpoints
+
+        _checkpoints.Checkpointer.INTERVAL = float(os.environ["NIMMT_DB_CHECKPOINT_INTERVAL"])

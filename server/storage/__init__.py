@@ -1,7 +1,11 @@
 """nimmt.server.storage: the server's SQLite database (docs/SERVER.md, "Storage").
 
-- ``Store``: blocking calls on one connection; opening checks the file (lock,
-  corruption, schema version) and migrates it. ``store.py``.
+- ``Store``: blocking calls on one connection. ``store.py``; opening checks the
+  file (lock, corruption, schema version) and migrates it (``opening.py``); a
+  table's facts as stored and read back (``fact_log.py``), moved from the recent
+  log into each table's by the fold (``fold.py``); finished games kept and read
+  back (``games.py``); the log copied back into the file beside the writes
+  (``checkpoints.py``).
 - ``AsyncStore``: the same for trio code: what the tables hand in together goes
   in one transaction (group commit), made on the event loop (a commit does not
   wait for the disk), with reads and checkpoints in threads;
@@ -41,7 +45,7 @@ from .facts import (
     rebuild_game,
     seat_fact,
 )
-from .files import default_path, hash_token
+from .files import MEMORY, default_path, hash_token
 from .rows import (
     GameSummary,
     NoSuchGame,
@@ -53,7 +57,7 @@ from .rows import (
     StoredTable,
 )
 from .schema import SCHEMA_VERSION
-from .store import DURABILITY, MEMORY, Store
+from .store import DURABILITY, Store
 
 __all__ = [
     "Store", "AsyncStore", "Dropped", "PendingWrite", "Writes", "MAX_BACKLOG", "DURABILITY", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",

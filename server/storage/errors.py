@@ -9,10 +9,15 @@ Two families, because the server treats them differently:
 - **While running** (a write fails): ``StorageWriteError`` (``read_only`` or
   ``disk_full`` or ``io``). The games go on in memory; the caller shows the
   message loudly and the facts not written wait to be retried (``AsyncStore``).
+
+``sqlite_code`` and ``write_error`` tell SQLite's errors apart (the ``Store`` raises
+them as these).
 """
 
 from __future__ import annotations
 
+import errno
+import sqlite3
 from pathlib import Path
 
 __all__ = [
@@ -65,3 +70,27 @@ class StorageWriteError(StorageError):
     def __init__(self, path: Path | None, message: str, reason: str) -> None:
         super().__init__(path, message)
         self.reason = reason
+
+
+# SQLite's primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF)
+READONLY, IOERR, CORRUPT, CANTOPEN, FULL, BUSY, PERM = 8, 10, 11, 14, 13, 5, 3
+
+
+def sqlite_code(e: sqlite3.Error) -> int:
+    """The primary result code of ``e`` (0: none given)."""
+    return (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF
+
+
+def write_error(path: Path | None, e: sqlite3.Error | OSError) -> StorageWriteError:
+    """The ``StorageWriteError`` a failed write raises: read-only, disk full, or I/O."""
+    where = str(path) if path is not None else "the in-memory database"
+    code = sqlite_code(e) if isinstance(e, sqlite3.Error) else 0
+    if code == READONLY or (isinstance(e, OSError) and e.errno in (errno.EROFS, errno.EACCES)):
+        return StorageWriteError(path, f"{where} is read-only: nothing more can be saved", "read_only")
+    if code == FULL or (isinstance(e, OSError) and e.errno == errno.ENOSPC):
+        return StorageWriteError(path, f"the disk of {where} is full: nothing more can be saved", "disk_full")
+    return StorageWriteError(path, f"cannot write to {where}: {e}", "io")
+
+
+def plain(e: sqlite3.Error) -> str:
+    return str(e) or type(e).__name__

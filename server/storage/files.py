@@ -1,4 +1,4 @@
-"""Where the database is by default, the lock that keeps a second server off it,
+"""Where the database is by default (or ``MEMORY``), the lock that keeps a second server off it,
 the stored form of a session token, and the files and folders made readable by
 the server's user only (they hold every hand), removed again if opening fails."""
 
@@ -8,11 +8,17 @@ import errno
 import fcntl
 import hashlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import DatabaseLocked, DatabaseUnreadable
 
-__all__ = ["default_path", "hash_token", "LockFile", "Made", "make_folders", "create_private"]
+__all__ = ["MEMORY", "default_path", "hash_token", "LockFile", "Made", "make_folders",
+           "create_private", "locked_file"]
+
+#: ``--db :memory:``: a database in memory only, gone when the server stops.
+MEMORY = ":memory:"
 
 
 def default_path() -> Path:
@@ -128,3 +134,30 @@ def create_private(db: Path) -> None:
         os.close(os.open(db, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
         pass
+
+
+@contextmanager
+def locked_file(db: Path) -> Iterator[LockFile]:
+    """Hold the lock of ``db`` for the block, the file (and its folders) made first if
+    missing. If the block fails, what this made is removed again and the lock released
+    (a full disk, no room for the lock: ``DatabaseUnreadable`` naming the file)."""
+    made = Made()  # what this call created: removed again if the file cannot be opened
+    lock: LockFile | None = None
+    try:
+        make_folders(db, made)
+        lock = LockFile(db)
+        made.lock = lock.created
+        if not db.exists():
+            made.files = True
+            create_private(db)
+        yield lock
+    except BaseException as e:
+        made.remove(db)  # before the lock goes: nobody takes a lock file about to vanish
+        if lock is not None:
+            lock.release()
+        if isinstance(e, OSError):  # a full disk, no room for the lock: name the file
+            raise DatabaseUnreadable(
+                db, f"cannot create the database {db}: {e.strerror or e}. Free some space "
+                "or give another file with --db PATH",
+            ) from None
+        raise
