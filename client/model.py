@@ -168,10 +168,41 @@ class TableModel(GameMessages):
         if self.paused_since is not None:
             now = self.paused_since
         if self.pending is not None and self.pending.deadline is not None:
-            return max(0.0, self.pending.deadline - now)
-        if self.phase == "commit" and self.turn_deadline is not None:
-            return max(0.0, self.turn_deadline - now)
-        return None
+            left = self.pending.deadline - now
+        elif self.phase == "commit" and self.turn_deadline is not None:
+            left = self.turn_deadline - now
+        else:
+            return None
+        if left <= 0:  # someone may be on extra time: the longest of theirs
+            extra = [e for s in self.awaited() if (e := self.extra_left(s, now)) is not None]
+            return max(extra, default=0.0)
+        return left
+
+    def awaited(self) -> list[int]:
+        """The seats the table waits for now (a row, tie or draft decision: one)."""
+        if self.pending is not None:
+            return [self.pending.seat]
+        if self.phase == "commit" and self.table is not None:
+            return [i for i, s in enumerate(self.table.seats)
+                    if s is not None and i not in self.committed]
+        return []
+
+    def extra_left(self, seat: int, now: float | None = None) -> float | None:
+        """The extra time (time bank) ``seat`` has left on the decision awaited from it,
+        once that decision's own time is up; ``None``: its time is not up (or nothing
+        is awaited from it). Yours is what the server said; another seat's is
+        reckoned here from what it used of its bank before."""
+        now = self.clock() if now is None else now
+        if self.paused_since is not None:
+            now = self.paused_since
+        if seat not in self.awaited():
+            return None
+        if seat == self.seat and self.extra_time:
+            return None  # the deadline is already our later one: the clock shows it
+        deadline = self.pending.deadline if self.pending is not None else self.turn_deadline
+        if deadline is None or now < deadline or not 0 <= seat < len(self.banks):
+            return None
+        return max(0.0, deadline + self.banks[seat] - now)
 
     @property
     def clock_unknown(self) -> bool:

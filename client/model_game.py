@@ -33,6 +33,7 @@ class GameMessages(TableState):
             self.last_round = None
             self.scores = []
             self.totals = [0] * len(self.totals)
+            self._fill_banks()
         self.phase = "draft" if self.options and self.options.draft else "deal"
         if self.table is not None and self.table.status != "playing":
             # the server announces a start with round_started alone (no table_updated)
@@ -74,6 +75,7 @@ class GameMessages(TableState):
         if m.seat == self.seat and m.card not in self.hand:
             self.hand = sorted([*self.hand, m.card])
         if self.pending is not None and self.pending.kind == DRAFT and self.pending.seat == m.seat:
+            self._used_bank(m.seat, self.pending.deadline)
             self.pending = None
         w = self.words
         self._say(f"{w.subject(m.seat)} {w.verb(m.seat, 'picks', 'pick')} {m.card}.")
@@ -99,6 +101,8 @@ class GameMessages(TableState):
         if (m.round, m.turn) == (self.round, self.turn):
             self.my_commit = m.card
             if self.seat is not None:
+                if self.seat not in self.committed:
+                    self._used_bank(self.seat, self.turn_deadline)
                 self.committed.add(self.seat)
             if m.re is None and (COMMIT, m.round, m.turn, 0) not in self._answered:
                 # not the answer to a commit of ours: the server's autopilot chose
@@ -113,11 +117,14 @@ class GameMessages(TableState):
         deadline = self._deadline(m.remaining)  # the freshest count of the time left
         before = self.turn_deadline if m.kind == COMMIT else (
             self.pending.deadline if self.pending is not None else None)
+        bank = self.options.time_bank if self.options is not None else 0.0
+        if bank > 0 and self.seat is not None and self.seat < len(self.banks) \
+                and before is not None and self.clock() >= before - 1.0:
+            self.banks[self.seat] = m.remaining  # the server's own count of it
         if m.kind == COMMIT:
             self.turn_deadline = deadline
         elif self.pending is not None:
             self.pending.deadline = deadline
-        bank = self.options.time_bank if self.options is not None else 0.0
         if bank > 0 and before is not None and self.clock() >= before - 1.0:
             # the time given is up: this is your own later deadline (your time bank)
             self.extra_time = True
@@ -140,11 +147,16 @@ class GameMessages(TableState):
             self._say("The clock runs again.", "info")
 
     def _on_seat_committed(self, m: P.SeatCommitted) -> None:
+        if m.seat not in self.committed:
+            self._used_bank(m.seat, self.turn_deadline)
         self.committed.add(m.seat)
 
     def _on_revealed(self, m: P.Revealed) -> None:
         self.phase = "resolve"
         self.step = None
+        for seat, _ in m.plays:  # the autopilot's commits: at the seat's later deadline
+            if seat not in self.committed:
+                self._used_bank(seat, self.turn_deadline)
         self.revealed = [(s, c) for s, c in m.plays]
         self.unresolved = list(self.revealed)
         self.committed = {s for s, _ in self.revealed}
@@ -203,7 +215,8 @@ class GameMessages(TableState):
             self.penalties[m.seat] += m.bullheads
         chosen = (self.pending is not None and self.pending.kind == ROW
                   and self.pending.seat == m.seat)
-        if chosen:
+        if chosen and self.pending is not None:
+            self._used_bank(m.seat, self.pending.deadline)
             self.pending = None
         w = self.words
         heads = f"{m.bullheads} bullhead{'s' if m.bullheads != 1 else ''}"
@@ -240,6 +253,7 @@ class GameMessages(TableState):
         if m.seat == self.seat:
             self._autopilot(TIE, f"put {m.card} {where.removeprefix('goes ')}")
         if self.pending is not None and self.pending.kind == TIE and self.pending.seat == m.seat:
+            self._used_bank(m.seat, self.pending.deadline)
             self.pending = None
         self._say(f"{w.possessive(m.seat)} {m.card} {where}.")
 

@@ -82,6 +82,9 @@ class TableState:
         self.paused_since: float | None = None
         self.totals: list[int] = []
         self.penalties: list[int] = []
+        #: each seat's time bank left, as seen from here (the server tells a seat only
+        #: its own, when it draws on it): what it used past its deadlines is taken off
+        self.banks: list[float] = []
         self._reset_game()
 
     def _reset_game(self) -> None:
@@ -110,6 +113,9 @@ class TableState:
         self.lost_deadline = False  # the link dropped while the clock ran: time unknown
 
     def _set_table(self, table: TableInfo) -> None:
+        if len(self.banks) != len(table.seats):
+            self.table = table
+            self._fill_banks()
         self.table = table
         self.totals = [s.total if s else 0 for s in table.seats]
         self.penalties = [s.penalties if s else 0 for s in table.seats]
@@ -145,6 +151,21 @@ class TableState:
                 and list(result.totals) == self.totals:
             self.result = result
             self.scores = list(scores)
+
+    def _fill_banks(self) -> None:
+        """Every seat's whole time bank (a new game, or a table we just came to)."""
+        bank = self.options.time_bank if self.options is not None else 0.0
+        self.banks = [bank] * (len(self.table.seats) if self.table is not None else 0)
+
+    def _used_bank(self, seat: int, deadline: float | None) -> None:
+        """``seat`` decided now: what it took past ``deadline`` came from its bank."""
+        if deadline is None or not 0 <= seat < len(self.banks):
+            return
+        now = self.paused_since if self.paused_since is not None else self.clock()
+        if seat == self.seat and self.extra_time:  # ``deadline`` is our later one
+            self.banks[seat] = max(0.0, deadline - now)
+        elif now > deadline:
+            self.banks[seat] = max(0.0, self.banks[seat] - (now - deadline))
 
     def _say(self, text: str, kind: str = "event") -> None:
         self.log.append(LogLine(text, kind))

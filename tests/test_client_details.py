@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
-from test_client_model import feed, texts
+from test_client_model import feed, play_turn, seated_game, texts
 from test_client_support import Clock, seat, table, welcome
 from test_client_tui import text_of
 from test_client_watch import controller
 
 from nimmt import protocol as P
 from nimmt.client import LinkLost, LinkRestored, TableModel
-from nimmt.client.tui import render, sheets
+from nimmt.client.tui import board, render, sheets
 from nimmt.client.tui.board import rows_panel as board_panel
 from nimmt.client.tui.controller import Controller
 
@@ -108,3 +108,43 @@ def test_a_later_round_found_on_return_is_said_and_a_spectator_is_told_nothing()
                    LinkRestored(welcome("Eve", resumed=True)))
     feed(watcher, P.Watching(table=snap.table), dataclasses.replace(snap, seat=None, hand=()))
     assert not [t for t in texts(watcher) if "autopilot" in t]
+
+
+# ------------------------------------------------------------------ every player's clock
+def test_others_on_extra_time_run_the_clock_down_and_your_bank_is_shown_before_you_use_it(
+) -> None:
+    clock = Clock()
+    m = seated_game(clock, time_bank=40.0)  # the turn's 30 s run from 1000
+    c = controller(m, clock)
+    assert "⏱ 0:30 bank 0:40" in text_of(render.prompt_line(c, clock.now))
+    clock.now += 10.0
+    feed(m, P.CommitAccepted(round=1, turn=1, card=5, re=3), P.SeatCommitted(seat=0),
+         P.SeatCommitted(seat=2))
+    clock.now += 25.0  # 5 s past the deadline: Bob commits from his bank
+    feed(m, P.SeatCommitted(seat=1))
+    clock.now += 15.0  # Dan has used 20 s of his 40
+    prompt = text_of(render.prompt_line(c, clock.now))
+    assert "⏱ extra 0:20" in prompt and "0:00" not in prompt
+    dan = text_of(board.players_panel(c, 36)).splitlines()[4]
+    assert dan.split()[0] == "Dan" and dan.endswith(" 20s")
+    clock.now += 5.0  # Dan's commit comes with the reveal (the autopilot's, or his)
+    play_turn(m, [(0, 5), (1, 60), (2, 61), (3, 62)])
+    assert m.banks == [40.0, 35.0, 40.0, 15.0]
+    feed(m, P.RoundScored(round=1, penalties=(0, 0, 0, 0), totals=(0, 0, 0, 0)),
+         P.TurnStarted(round=1, turn=2, deadline=1e9, remaining=30.0))
+    clock.now += 40.0  # 10 s past: you have 30 s left, Bob 25 s, Dan 5 s
+    assert [m.extra_left(s) for s in range(4)] == [30.0, 25.0, 30.0, 5.0]
+    feed(m, P.SeatCommitted(seat=2))  # (Cat, just now: from her bank)
+    assert [m.extra_left(s) for s in range(4)] == [30.0, 25.0, None, 5.0]
+    assert m.banks[2] == 30.0
+    assert "⏱ extra 0:30" in text_of(render.prompt_line(c, clock.now))
+    players = text_of(board.players_panel(c, 36)).splitlines()
+    assert players[2].endswith(" 25s") and players[4].endswith(" 5s")
+    # your own extra time: the server counts it; the clock shows it, the bank is not repeated
+    feed(m, P.DeadlineWarning(kind="commit", round=1, turn=2, pick=0, deadline=1e9 + 40,
+                              remaining=30.0))
+    prompt = text_of(render.prompt_line(c, clock.now))
+    assert "⏱ extra 0:30" in prompt and "bank" not in prompt
+    clock.now += 12.0
+    feed(m, P.CommitAccepted(round=1, turn=2, card=14, re=4))
+    assert m.banks[0] == 18.0

@@ -319,7 +319,12 @@ def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
     out.append(("", f"{m.display_total(s.index):>{n}}"))
     pen = f"+{s.penalties}" if s.penalties else "·"
     out.append(("class:seat.pen" if s.penalties else "class:dim", f"{pen:>{n}}"))
-    if s.deciding:
+    extra = m.extra_left(s.index, c.clock()) if not s.me else None
+    if extra is not None:  # on its extra time (time bank): how much it has left
+        n = int(extra + 0.999)
+        left = (f"{n}s" if n < 100 else f"{n // 60}m") if number_width > 4 else "⏱"
+        out.append(("class:clock.hot", f" {left}"))
+    elif s.deciding:
         out.append(("class:mark.wait", " ⌛"))
     elif not s.connected:
         out.append(("class:seat.away", " away"))

@@ -101,9 +101,12 @@ def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
 def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
     """The decision bar: what you must do now, or whom the table waits for, and the clock."""
     m = c.model
+    others_extra = any(m.extra_left(s, now) is not None for s in m.awaited())
     clock = clock_text(None if m.untimed or c.replay is not None else m.seconds_left(now),
-                       hot=m.hurry, unknown=m.clock_unknown and not m.untimed,
-                       extra=m.extra_time and m.hurry, paused=m.paused_since is not None)
+                       hot=m.hurry or others_extra, unknown=m.clock_unknown and not m.untimed,
+                       extra=(m.extra_time and m.hurry) or others_extra,
+                       paused=m.paused_since is not None)
+    clock = (clock[0], clock[1] + _bank_text(c))
     d = m.decision
     if c.replay is not None:
         return [("class:prompt.other", _after(f"{c.replay.text()} · {_waiting_text(c)}",
@@ -128,6 +131,18 @@ def prompt_line(c: Controller, now: float, width: int = 200) -> Frags:
             "class:prompt.done"
         return [clock, (style, _after(text, width, get_cwidth(clock[1])))]
     return [clock, ("class:prompt.other", _after(_waiting_text(c), width, get_cwidth(clock[1])))]
+
+
+def _bank_text(c: Controller) -> str:
+    """Your time bank left, beside the clock (once your extra time runs, the clock
+    itself is the bank: nothing more is said)."""
+    m = c.model
+    opts = m.options
+    if (c.replay is not None or opts is None or opts.time_bank <= 0 or m.seat is None
+            or m.watching or not m.in_game or m.extra_time or m.seat >= len(m.banks)):
+        return ""
+    s = int(m.banks[m.seat] + 0.999)
+    return f"bank {s // 60}:{s % 60:02d} "
 
 
 def _after(text: str, width: int, used: int) -> str:
