@@ -67,6 +67,7 @@ from nimmt.protocol import Message, TableInfo
 
 from .cards import row_bullheads
 from .decisions import COMMIT, DRAFT, ROW, TIE, Decision
+from .leaderboard import rating_text
 from .link import LinkLost, LinkRestored
 from .model_game import GameMessages
 from .model_state import IN_GAME, PHASES, table_label
@@ -354,6 +355,7 @@ class TableModel(GameMessages):
         t = m.table
         if self.table is not None and t.table_id == self.table.table_id:
             self._seat_changes(self.table, t)
+            self._rating_changes(self.table, t)
             self._set_table(t)
         for i, old in enumerate(self.tables):
             if old.table_id == t.table_id:
@@ -375,6 +377,21 @@ class TableModel(GameMessages):
         if old.host != new.host and new.host is not None:
             self._say(f"{w.subject(new.host)} {w.verb(new.host, 'is', 'are')} the host now.",
                       "info")
+
+    def _rating_changes(self, old: TableInfo, new: TableInfo) -> None:
+        """A rated game's end: what it did to each rating (the ``table_updated`` after
+        ``game_over`` carries the new ones; a name starts at 0)."""
+        if not new.options.rated or self.phase != "over":
+            return
+        changes = []
+        for a, b in zip(old.seats, new.seats, strict=False):
+            if a is None or b is None or b.rating is None or a.name != b.name \
+                    or (a.rating == b.rating and a.games == b.games):
+                continue
+            before = rating_text(a.rating if a.rating is not None else 0.0)
+            changes.append(f"{b.name} {before} → {rating_text(b.rating)}")
+        if changes:
+            self._say(f"Ratings after this game: {', '.join(changes)}.", "round")
 
     def _on_leaderboard_page(self, m: P.LeaderboardPage) -> None:
         self.leaderboard.apply(m)

@@ -148,3 +148,29 @@ def test_others_on_extra_time_run_the_clock_down_and_your_bank_is_shown_before_y
     clock.now += 12.0
     feed(m, P.CommitAccepted(round=1, turn=2, card=14, re=4))
     assert m.banks[0] == 18.0
+
+
+# ------------------------------------------------------------------ ratings
+def test_a_rated_game_s_end_says_what_it_did_to_each_rating_and_only_rated_tables_show_them(
+) -> None:
+    def at(options: dict[str, object], ratings: tuple[float | None, ...],
+           status: str = "playing") -> P.TableInfo:
+        info = table(["Ann", "Dee"], status=status, **options)
+        return dataclasses.replace(info, seats=tuple(
+            dataclasses.replace(s, claimed=True, rating=r, games=0 if r is None else 3)
+            for s, r in zip(info.seats, ratings, strict=True) if s is not None))
+
+    m = feed(TableModel(Clock()), welcome(), P.Seated(table=at({"rated": True}, (14.27, None)),
+                                                      seat=0))
+    c = controller(m)
+    assert text_of(board.players_panel(c, 36)).splitlines()[1].startswith("▶ Ann  14.3 ★")
+    feed(m, P.RoundStarted(round=1),
+         P.GameOver(totals=(20, 3), places=(2, 1), winners=(1,)),
+         P.TableUpdated(table=at({"rated": True}, (14.02, 0.41), "over")))
+    assert texts(m)[-1] == "Ratings after this game: Ann 14.3 → 14.0, Dee 0.0 → 0.4."
+    casual = feed(TableModel(Clock()), welcome(), P.Seated(table=at({}, (14.27, 0.41)), seat=0))
+    players = text_of(board.players_panel(controller(casual), 36)).splitlines()
+    assert players[1].split() == ["▶", "Ann", "★", "0", "·"]  # no rating at a casual table
+    feed(casual, P.RoundStarted(round=1), P.GameOver(totals=(20, 3), places=(2, 1), winners=(1,)),
+         P.TableUpdated(table=at({}, (14.27, 0.41), "over")))
+    assert not [t for t in texts(casual) if "Ratings" in t]

@@ -142,7 +142,7 @@ def test_at_the_table_a_rated_seat_shows_its_rating_beside_the_name() -> None:
         plain = table(["Ann", "Dee"], table_id="t2")
         await h.feed(P.Seated(table=info, seat=0))
         panel = text_of(render.players_panel(h.c, 36))
-        assert "Ann   14.3" in panel and "Bart… -1.6" in panel and "Cat    3.0" in panel
+        assert "Ann  14.3 ★" in panel and "Bar… -1.6  " in panel and "Cat   3.0  ⚙" in panel
         assert "rated · 66 pts" in text_of(render.title_bar(h.c, 100))
         seats = h.model.seats
         assert (seats[1].rating, seats[1].games) == (-1.6, 4)

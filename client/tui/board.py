@@ -305,7 +305,8 @@ def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
         return [("class:dim", f"  {s.index + 1:>2} (empty seat)")]
     style = "class:seat.me" if s.me else ("class:seat.away" if not s.connected else "")
     out: Frags = [("class:seat.me", "▶ " if s.me else "  ")]
-    out.extend(_name_cell(s.name or "", s.rating, style))
+    rated = m.options is not None and m.options.rated  # (a casual game changes none)
+    out.extend(_name_cell(s.name or "", s.rating if rated else None, style))
     tag = ("★" if s.host else " ") + ("⚙" if s.kind == "bot" else " ")
     out.append(("class:seat.tag", tag))
     played = cards.get(s.index)
@@ -337,10 +338,10 @@ def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
 
 def _name_cell(name: str, rating: float | None, style: str, width: int = 10) -> Frags:
     """The name in ``width`` columns; a rated player's rating beside it (the name is
-    cut to make room: "Bartho… 14.3")."""
+    cut to make room: "Barth… 14.3 "), a space before the host's star."""
     if rating is None:
         return [(style, f"{name[:width]:<{width}}")]
-    shown = rating_text(rating)
+    shown = rating_text(rating) + " "  # (apart from the host's ★ that follows)
     room = max(1, width - len(shown) - 1)
     if len(name) > room:
         name = name[:room - 1] + "…"
