@@ -54,6 +54,8 @@ MARGIN: Final = 0.2
 BACKOFF: Final = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 #: Failures in a row after which the bridge gives up.
 MAX_FAILURES: Final = 10
+#: The wait before a restart (a test gives a fake one).
+_sleep = asyncio.sleep
 _LINE_LIMIT: Final = 1 << 20  # bytes of one answer line
 _EOF: Final = "eof"  # the program's stdout ended
 _TOO_LONG: Final = "too long"  # a line over _LINE_LIMIT
@@ -214,7 +216,7 @@ class ProgramPlayer:
     async def _restart_after(self, wait: float) -> None:
         # Started at once after the wait, not at the next question: the program
         # gets ready meanwhile, and its start-up time is not taken from an answer.
-        await asyncio.sleep(wait)
+        await _sleep(wait)
         await self.start()
 
     def summary(self) -> str:

@@ -22,12 +22,16 @@ from .bridge import PlayerGaveUp
 from .players import Ask, Player
 from .tracker import SeatTracker
 
-__all__ = ["BotResult", "BotSession", "LadderAsk", "RECONNECT_FOR", "TABLE_WAIT", "FILL_AFTER"]
+__all__ = ["BotResult", "BotSession", "LadderAsk", "RECONNECT_FOR", "RECONNECT_WAITS", "TABLE_WAIT",
+           "FILL_AFTER"]
 
 log = logging.getLogger("nimmt.bots")
 
 #: Seconds a bot keeps trying to reach a server that went away (shut down, or lost).
 RECONNECT_FOR = 300.0
+#: Seconds between attempts to reach that server: before the first (the link was just
+#: lost, or refused), then after each failed one; the last repeats (docs/BOTS.md).
+RECONNECT_WAITS = (0.25, 0.5, 1.0, 2.0)
 #: Seconds a bot waits at a table that does not start before it acts (fills it, or leaves).
 TABLE_WAIT = 120.0
 #: Seconds at a waiting table before the bot says what it waits for.
@@ -43,6 +47,10 @@ _QUEUE_PASSES = frozenset({"not_allowed", "rate_limited", "internal_error"})
 _SEAT_REFUSED = frozenset({"no_such_table", "table_full", "already_started", "server_full"})
 
 _Key = tuple[str, int, int, int]
+
+#: The reconnect loop's clock and sleep (a test gives a fake clock).
+_clock = time.monotonic
+_sleep = asyncio.sleep
 
 #: Decides at once for a player that failed (raised, or answered what is not legal),
 #: rather than leave the table waiting for the deadline: the server's autopilot.
@@ -92,7 +100,8 @@ class BotSession:
     with built-in bots and started if the bot hosts it, and left for a table of its
     own (filled with bots) if it does not and was not told ``join``. A server that
     says goodbye because it is shutting down, or that cannot be reached again, is
-    tried again with backoff for ``reconnect_for`` seconds (0: stop at once).
+    tried again for ``reconnect_for`` seconds, ``RECONNECT_WAITS`` apart (0: stop at
+    once).
 
     ``ladder``: queue for rated games instead (``queue``), leave each table when
     its game is over and queue again, until ``games`` games are played (0: until
@@ -191,22 +200,27 @@ class BotSession:
             return False
         log.warning("%s: %s; trying to reconnect for up to %g s (--reconnect-for; 0: stop "
                     "instead)", self.name, why, self.reconnect_for)
-        deadline = time.monotonic() + self.reconnect_for
+        deadline = _clock() + self.reconnect_for
+        attempts = 0
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            # Every attempt waits first: whatever refused the last one (a server still
+            # stopping, a resume refused) must not be asked again at once.
+            wait = RECONNECT_WAITS[min(attempts, len(RECONNECT_WAITS) - 1)]
+            if _clock() + wait >= deadline:
                 self.result.stopped = (f"{why}, and it could not be reached again within "
                                        f"{self.reconnect_for:g} s")
                 return False
+            await _sleep(wait)
+            attempts += 1
             try:
-                welcome = await self.conn.reconnect(within=left)
+                welcome = await self.conn.reconnect(within=0)  # one attempt: the waits are ours
                 break
             except ConnectionLost as exc:
-                if not exc.resumable and "was closed" in str(exc):
+                if not exc.resumable and str(exc).startswith("the connection was closed"):
                     return False  # close() was called
+                log.info("%s: reconnect attempt %d failed: %s", self.name, attempts, exc)
             except ClientError as exc:  # refused while it starts or stops: try again
-                log.info("%s: reconnecting: %s", self.name, exc)
-                await asyncio.sleep(min(2.0, max(0.0, left)))
+                log.info("%s: reconnect attempt %d failed: %s", self.name, attempts, exc)
         self._shutdown = None
         self.result.reconnects += 1
         log.warning("%s: reconnected to %s", self.name, self.conn.address)
