@@ -78,14 +78,15 @@ def test_help_names_every_mode_with_an_example() -> None:
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
     assert lines[0] == "usage: nimmt-replay MODE ... (or: nimmt-replay FILE)"
-    for mode in ("show", "games", "players", "ladder", "verify", "spectator"):
+    for mode in ("show", "games", "players", "ladder", "verify", "spectator", "analyse"):
         assert any(line.startswith(f"  {mode} ") for line in lines), mode  # the list of modes
     for example in ("nimmt-replay show game.json ", "nimmt-replay games ",
                     "nimmt-replay games --db PATH ", "nimmt-replay games --db PATH 7 ",
                     "nimmt-replay games --db PATH 7 --export 7.json ",
                     "nimmt-replay players --db PATH ", "nimmt-replay ladder --db PATH ",
                     "nimmt-replay verify game.json ", "nimmt-replay verify --db PATH 7 ",
-                    "nimmt-replay spectator game.json ", "nimmt-replay spectator --db PATH 7 "):
+                    "nimmt-replay spectator game.json ", "nimmt-replay spectator --db PATH 7 ",
+                    "nimmt-replay analyse game.json ", "nimmt-replay analyse --db PATH 7 --seat 0 "):
         assert any(line.startswith("  " + example) for line in lines), example
     for old in ("nimmt-replay [--json] FILE ", "nimmt-replay --db PATH --list ",
                 "nimmt-replay --db PATH --players ", "nimmt-replay --db PATH --ladder ",

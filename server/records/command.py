@@ -7,6 +7,7 @@
     nimmt-replay ladder ...          nimmt-replay --db PATH --ladder
     nimmt-replay verify ...          nimmt-replay --verify ...
     nimmt-replay spectator ...       nimmt-replay --spectator ...
+    nimmt-replay analyse ...         (new: no older spelling)
 
 The older spellings (right) are rewritten into the subcommands (left) before
 parsing (``modern_argv``), so both reach the same checks and the same output.
@@ -22,6 +23,8 @@ import os
 from collections.abc import Sequence
 from typing import TextIO
 
+from nimmt.bots.analysis import DEFAULT_SAMPLES
+
 from ..storage import default_path
 
 __all__ = ["PROG", "MODES", "modern_argv", "parse", "parser", "db_words"]
@@ -29,7 +32,7 @@ __all__ = ["PROG", "MODES", "modern_argv", "parse", "parser", "db_words"]
 PROG = "nimmt-replay"
 
 #: The subcommands, in the order the help lists them.
-MODES = ("show", "games", "players", "ladder", "verify", "spectator")
+MODES = ("show", "games", "players", "ladder", "verify", "spectator", "analyse")
 
 #: The older spellings' mode flags and the subcommand each is now.
 _OLD_FLAGS = {"--list": "games", "--players": "players", "--ladder": "ladder",
@@ -45,6 +48,7 @@ finished games a nimmt-server kept in its database. One mode a command:
   ladder      the leaderboard of rated games
   verify      check that a finished game's deals are the ones its seed gives
   spectator   a game as the protocol messages a spectator receives (JSON lines)
+  analyse     what each decision cost in expected bullheads, from the seat's view
 """
 
 _EPILOG = """\
@@ -61,6 +65,9 @@ examples:
   nimmt-replay verify --db PATH 7      ... game 7 of the database PATH
   nimmt-replay spectator game.json     the game as a spectator's messages
   nimmt-replay spectator --db PATH 7   ... game 7 of the database PATH
+  nimmt-replay analyse game.json       every decision's choices and what it cost
+                                       (--seat N, --samples N, --json; docs/ANALYSIS.md)
+  nimmt-replay analyse --db PATH 7 --seat 0    ... seat 0 of game 7 of PATH
 
 --db PATH: the database a nimmt-server --db PATH keeps. Without --db, or with
 --db alone after the game id (nimmt-replay verify 7 --db), the server's
@@ -145,7 +152,34 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
                        help="a record file (- : standard input), or with --db the id of a "
                        f"game the server kept ({PROG} games --db PATH lists them)")
         _add_db(p, "read game GAME_ID from the server's database")
+    analyse = sub.add_parser(
+        "analyse", prog=f"{PROG} analyse",
+        description="For each decision of a seat: every legal choice's expected bullheads to "
+        "the end of the round, from that seat's view at the time (the search bot's sampled "
+        "deals, a fixed count: reproducible), with a 95%% interval; the choice made, its loss "
+        "against the best, a mark (inaccuracy, mistake, blunder); per round the decision that "
+        "cost most, and in hindsight what the cards really cost. docs/ANALYSIS.md explains "
+        "the numbers.",
+        epilog=f"examples: {PROG} analyse game.json | {PROG} analyse --db PATH 7 --seat 0 | "
+        f"{PROG} analyse 7 --db --json")
+    analyse.add_argument("game", metavar="FILE|GAME_ID", nargs="?",
+                         help="a record file (- : standard input), or with --db the id of a "
+                         f"game the server kept ({PROG} games --db PATH lists them)")
+    _add_db(analyse, "read game GAME_ID from the server's database")
+    analyse.add_argument("--seat", type=int, metavar="N",
+                         help="analyse seat N only (0 is the first; default: every seat)")
+    analyse.add_argument("--samples", type=_samples, default=DEFAULT_SAMPLES, metavar="N",
+                         help=f"sampled deals a choice, at first (default {DEFAULT_SAMPLES}; "
+                         "more: narrower intervals, slower)")
+    analyse.add_argument("--seed", type=int, default=0, help="the deals' seed (default 0)")
+    analyse.add_argument("--json", action="store_true", help="one JSON object (docs/ANALYSIS.md)")
     return top, {mode: sub.choices[mode] for mode in MODES}
+
+
+def _samples(text: str) -> int:
+    if not text.isdigit() or int(text) < 2:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 2, not {text!r}")
+    return int(text)
 
 
 def modern_argv(argv: Sequence[str]) -> list[str] | str:
@@ -182,7 +216,7 @@ def _mistake(args: argparse.Namespace) -> str | None:
     """What is wrong with a command line argparse took, or None."""
     mode, db = args.mode, getattr(args, "db", None)
     game = getattr(args, "game", None)
-    if mode in ("games", "verify", "spectator") and game is None and db is not None:
+    if mode in ("games", "verify", "spectator", "analyse") and game is None and db is not None:
         if db.isdigit() and not os.path.exists(db) and not (mode == "games" and args.list):
             return _looks_like_game_id(mode, db)
     if mode == "games":
@@ -194,7 +228,7 @@ def _mistake(args: argparse.Namespace) -> str | None:
         if args.export and game is None:
             return (f"--export needs a GAME_ID: {PROG} games{db_words(db)} GAME_ID --export "
                     f"FILE ({PROG} games{db_words(db)} lists the ids)")
-    if mode in ("verify", "spectator"):
+    if mode in ("verify", "spectator", "analyse"):
         if game is None:
             return (f"give a record file ({PROG} {mode} FILE) or a game the server kept "
                     f"({PROG} {mode} --db PATH GAME_ID)")
