@@ -238,10 +238,30 @@ class TableModel(GameMessages):
         handler = getattr(self, "_on_" + _tag(msg), None)
         if handler is not None:
             handler(msg)
+        if not isinstance(msg, _BACK_MESSAGES) or (
+                isinstance(msg, P.TableUpdated) and self.table is None):
+            self._back = None  # a resume's seat comes at once, or not at all
+            if self._back_line is not None:  # no snapshot came: where we are, alone
+                self._say(self._back_line + ".", "link")
+                self._back_line = None
+
+    def _back_at(self, where: str, playing: bool) -> bool:
+        """A resume put us ``where``: said in one line (with the game's round and turn
+        from the snapshot that follows when ``playing``); False: not a resume."""
+        if self._back is None:
+            return False
+        line, self._back = f"{self._back}: you are {where}", None
+        if playing:
+            self._back_line = line
+        else:
+            self._say(line + ".", "link")
+        return True
 
     # -- session ---------------------------------------------------------------
     def _on_welcome(self, m: P.Welcome) -> None:
         fresh = self.token is not None and not m.resumed
+        if m.resumed:
+            self._back = "Reconnected" if self.token is not None else "Welcome back"
         asked = self.my_name
         self.my_name, self.token, self.server, self.limits = m.name, m.token, m.server, m.limits
         self.claimed = m.claimed  # rated tables and the queue are for claimed names
@@ -312,7 +332,8 @@ class TableModel(GameMessages):
         self.queued = None  # a queue entry belongs to the connection that made it
         self.server_stopped = False
         self._on_welcome(m.welcome)
-        if m.welcome.resumed:
+        if m.welcome.resumed and self.table is None:
+            self._back = None  # (in the lobby: nothing follows)
             self._say("Reconnected.", "link")
 
     def _on_goodbye(self, m: P.Goodbye) -> None:
@@ -421,7 +442,9 @@ class TableModel(GameMessages):
         if m.table.status != "playing":
             self.resyncing = False  # no game: no snapshot follows
         self._bring_back()
-        self._say(f"You sit at table {table_label(m.table)}, seat {m.seat + 1}.", "info")
+        if not self._back_at(f"at table {table_label(m.table)}, seat {m.seat + 1}",
+                             m.table.status == "playing"):
+            self._say(f"You sit at table {table_label(m.table)}, seat {m.seat + 1}.", "info")
         here = self.name_of(m.seat)
         if self.my_name is not None and here != self.my_name and not was_here:
             text = (f"Someone at this table is already called {self.my_name}: "
@@ -437,13 +460,20 @@ class TableModel(GameMessages):
             self.resyncing = False
         self.phase = {"playing": "deal", "over": "over"}.get(m.table.status, "waiting")
         self._bring_back()
-        self._say(f"You watch table {table_label(m.table)}.", "info")
+        if not self._back_at(f"watching table {table_label(m.table)}",
+                             m.table.status == "playing"):
+            self._say(f"You watch table {table_label(m.table)}.", "info")
 
     def _on_left(self, m: P.Left) -> None:
         why = {"left": "You left", "kicked": "You were removed from",
                "table_closed": "The server closed"}.get(m.reason, "You left")
         self._leave_table()
         self._say(f"{why} table {m.table_id}.", "info")
+
+
+#: what may come between a resume's ``welcome`` and the ``snapshot`` that ends it
+_BACK_MESSAGES = (P.Welcome, LinkRestored, P.Seated, P.Watching, P.TableUpdated, P.Pong,
+                  P.Ping)
 
 
 def _tag(msg: Any) -> str:

@@ -320,7 +320,11 @@ class GameMessages(TableState):
                                    deadline=self._deadline(p.remaining), requested=mine)
         self._bring_back()
         where = f"round {m.round}, turn {m.turn}" if m.turn else f"round {m.round}"
-        self._say(f"Table {table_label(m.table)}: the game is at {where}.", "info")
+        if self._back_line is not None:  # a resume: where we are and when, one line
+            self._say(f"{self._back_line}; the game is at {where}.", "link")
+            self._back_line = None
+        else:
+            self._say(f"Table {table_label(m.table)}: the game is at {where}.", "info")
         if away is not None:
             self._say(away, "warn")
 

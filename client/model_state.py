@@ -66,6 +66,10 @@ class TableState:
         self.server_stopped = False
         #: the totals when the link dropped (the ``seated`` of a resume changes them)
         self.totals_at_drop: list[int] | None = None
+        # a resume puts us back at a table: its first words ("Reconnected", "Welcome
+        # back"), then the line that says where, said once the snapshot says when
+        self._back: str | None = None
+        self._back_line: str | None = None
         self.version = 0
         self._leave_table()
 

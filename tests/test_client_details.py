@@ -87,7 +87,7 @@ def test_the_turns_the_autopilot_played_while_you_were_away_are_in_your_log() ->
                       draft_pool=(), draft_picks=(), pending=None)
     feed(m, P.Seated(table=back, seat=0), snap)
     assert texts(m)[-2:] == [
-        "Table t1: the game is at round 1, turn 6.",
+        "Reconnected: you are at table t1, seat 1; the game is at round 1, turn 6.",
         "While you were away the autopilot played 46, 70 and 90 for you (you took 6 "
         "bullheads)."]
 
@@ -174,3 +174,22 @@ def test_a_rated_game_s_end_says_what_it_did_to_each_rating_and_only_rated_table
     feed(casual, P.RoundStarted(round=1), P.GameOver(totals=(20, 3), places=(2, 1), winners=(1,)),
          P.TableUpdated(table=at({}, (14.27, 0.41), "over")))
     assert not [t for t in texts(casual) if "Ratings" in t]
+
+
+# ------------------------------------------------------------------ coming back, in one line
+def test_coming_back_is_said_in_one_line_and_a_later_join_is_not_a_return() -> None:
+    playing = table(NAMES, status="playing")
+    snap = P.Snapshot(table=playing, seat=0, round=2, turn=4, phase="commit", hand=(5, 9),
+                      commit=None, rows=((12,), (37,), (43,), (58,)), deadline=1e9,
+                      remaining=20.0, committed=(), revealed=(), draft_pool=(),
+                      draft_picks=(), pending=None)
+    m = feed(TableModel(Clock()), welcome(resumed=True), P.Seated(table=playing, seat=0), snap)
+    assert texts(m) == ["Welcome back: you are at table t1, seat 1; the game is at round 2, "
+                        "turn 4."]
+    waiting = feed(TableModel(Clock()), welcome(), P.Seated(table=table(NAMES), seat=2),
+                   LinkLost("timeout"), LinkRestored(welcome(resumed=True)),
+                   P.Seated(table=table(NAMES), seat=2))
+    assert texts(waiting)[-1] == "Reconnected: you are at table t1, seat 3."
+    lobby = feed(TableModel(Clock()), welcome(resumed=True), P.TableList(tables=()),
+                 P.Seated(table=table(NAMES), seat=1))
+    assert texts(lobby)[0] == "You sit at table t1, seat 2."

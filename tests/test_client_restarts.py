@@ -236,7 +236,8 @@ def test_a_server_stopped_with_sigterm_mid_game_is_waited_for_and_the_seat_comes
                             "the seat again")
                 assert m.table is not None and m.table.table_id == table_id
                 assert m.seat == seat and m.hand == hand and not m.server_stopped
-                assert any(line.text == "Reconnected." for line in m.log)
+                assert any(line.text.startswith(f"Reconnected: you are at table {table_id}")
+                           for line in m.log)
             finally:
                 if not task.done():
                     inp.send_text("\x03\x03")  # Ctrl-C twice: quit (even in a game)

@@ -538,7 +538,12 @@ def test_a_drop_shows_reconnecting_and_the_snapshot_restores_the_game() -> None:
                                 remaining=20.0, committed=(1, 2), revealed=(),
                                 draft_pool=(), draft_picks=(), pending=None))
         assert "● " in text_of(render.title_bar(h.c))
-        assert sum(line.text == "Reconnected." for line in h.model.log) == 1
+        # one line says it all (not "Reconnected.", "You sit…", "Table t1: the game is…")
+        back = [line.text for line in h.model.log][said.index(said[-1]) + 1:]
+        assert back[0] == ("Reconnected: you are at table t1, seat 1; the game is at round 1, "
+                           "turn 3.")
+        assert back[1:] == ["While you were away the autopilot played 5, 55, 70, 81, 97, 101 "
+                            "and 104 for you."]  # (this test's hand is another)
         assert "Reconnected" not in text_of(render.status_line(h.c))
         await h.keys(RIGHT + ENTER)
         commit = h.sent(P.Commit)[-1]
