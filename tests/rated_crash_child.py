@@ -18,7 +18,7 @@ import sys
 import trio
 
 from nimmt.server.cli import main
-from nimmt.server.storage.async_store import Writes
+from nimmt.server.storage.writes import Writes
 
 _written = Writes.written
 

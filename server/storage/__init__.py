@@ -10,7 +10,8 @@
   in one transaction (group commit), made on the event loop (a commit does not
   wait for the disk), with reads and checkpoints in threads;
   writes queued and retried while the file cannot be written, dropped (and said)
-  past ``MAX_BACKLOG``. ``async_store.py``.
+  past ``MAX_BACKLOG``. ``async_store.py``; the writes handed in (``PendingWrite``,
+  ``Writes``) and what it gave up on (``Dropped``): ``writes.py``.
 - Facts: what happened at a table as JSON, and ``rebuild_game`` to get the
   engine ``Game`` back from them. ``facts.py``.
 - The values the store returns (``rows.py``); the default path, the lock file
@@ -18,7 +19,7 @@
 - The errors, all ``StorageError``. ``errors.py``.
 """
 
-from .async_store import MAX_BACKLOG, AsyncStore, Dropped, PendingWrite, Writes
+from .async_store import MAX_BACKLOG, AsyncStore
 from .errors import (
     DatabaseCorrupt,
     DatabaseLocked,
@@ -58,6 +59,7 @@ from .rows import (
 )
 from .schema import SCHEMA_VERSION
 from .store import DURABILITY, Store
+from .writes import Dropped, PendingWrite, Writes
 
 __all__ = [
     "Store", "AsyncStore", "Dropped", "PendingWrite", "Writes", "MAX_BACKLOG", "DURABILITY", "MEMORY", "SCHEMA_VERSION", "default_path", "hash_token",

@@ -37,20 +37,21 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import trio
 
 from nimmt.engine import Record
 
+from .checkpoints import Checkpointer
 from .errors import StorageWriteError
 from .facts import Fact
 from .ladder import RatingChange
 from .rows import StoredTable
-from .store import Checkpointer, Store
+from .store import Store
+from .writes import WHOLE, Dropped, PendingWrite, Writes, calls, drop_queue
 
-__all__ = ["AsyncStore", "Dropped", "MAX_BACKLOG", "PendingWrite", "Writes"]
+__all__ = ["AsyncStore", "MAX_BACKLOG"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -60,55 +61,6 @@ _T = TypeVar("_T")
 MAX_BACKLOG = 100_000
 
 _UNSET: Any = object()
-
-# writes a table that lost writes still makes: a finished game's record is whole by
-# itself, and the close deletes the stale row
-_WHOLE = frozenset({"finish_game", "close_table", "reserve_tables"})
-
-
-@dataclass
-class Dropped:
-    """What the store threw away when it gave up: ``writes`` in all, the ``tables``
-    they belonged to (those go on in memory only) and ``games`` finished games."""
-
-    writes: int = 0
-    tables: set[str] = field(default_factory=set)
-    games: int = 0
-
-    def describe(self) -> str:
-        """``"12 unsaved changes (tables t1, t3; 1 finished game)"``."""
-        tables = ", ".join(sorted(self.tables, key=_table_order)) or "none"
-        games = f"; {self.games} finished game{'' if self.games == 1 else 's'}" if self.games else ""
-        return (f"{self.writes} unsaved change{'' if self.writes == 1 else 's'} "
-                f"(table{'' if len(self.tables) == 1 else 's'} {tables}{games})")
-
-
-def _calls(batch: list[PendingWrite]) -> list[tuple[str, tuple[Any, ...], dict[str, Any]]]:
-    return [(write.method, write.args, write.kwargs) for write in batch]
-
-
-def _table_order(table_id: str) -> tuple[int, str]:
-    digits = table_id[1:]
-    return (int(digits) if digits.isdigit() else 0, table_id)
-
-
-class PendingWrite:
-    """A write handed in (``AsyncStore.writes()``), its outcome once tried."""
-
-    __slots__ = ("method", "args", "kwargs", "table", "result", "error", "done", "tried",
-                 "on_tried")
-
-    def __init__(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 table: str | None) -> None:
-        self.method, self.args, self.kwargs, self.table = method, args, kwargs, table
-        self.result: Any = None
-        self.error: BaseException | None = None  # a bug (not a storage fault) in this write
-        self.done = False  # written
-        self.tried = False  # written, or failed (then still queued)
-        #: called once it is tried (by whichever task wrote it; a table that does not
-        #: wait for it learns so)
-        self.on_tried: Callable[[], None] | None = None
-
 
 class AsyncStore:
     """Wrap an open ``Store`` for use from trio tasks (it owns and closes it)."""
@@ -208,9 +160,9 @@ class AsyncStore:
                                     self._wanted = False
                                     batch = list(self._queue)
                                     outcome = await trio.to_thread.run_sync(
-                                        self._write_group, _calls(batch))
+                                        self._write_group, calls(batch))
                                     self._settle(batch, *outcome)
-                if self._keeping or not self._upkeep_now():
+                if True:
                     break
                 # nobody keeps the store up (``keep_up`` is not running): the leader does,
                 # after the writes it found; then it writes what came meanwhile
@@ -275,7 +227,7 @@ class AsyncStore:
         """One transaction of everything queued, on the event loop."""
         self._wanted = False
         batch = list(self._queue)
-        self._settle(batch, *self._write_group(_calls(batch)))
+        self._settle(batch, *self._write_group(calls(batch)))
 
     async def _try_queue(self) -> None:
         """Until every write queued now has been tried once more."""
@@ -339,23 +291,7 @@ class AsyncStore:
         """Give up on the queue; tables whose writes go
         are not written again, and their stale rows are deleted once the file can be."""
         dropped = self.dropped or Dropped()
-        tables: set[str] = set()
-        for write in self._queue:
-            write.tried = True  # (not done: not on disk) its caller, if any, wakes
-            if write.on_tried is not None:
-                write.on_tried()
-            dropped.writes += 1
-            if write.method == "finish_game":
-                dropped.games += 1
-            elif write.table is not None and write.method != "close_table":
-                tables.add(write.table)
-        self._queue.clear()
-        tables -= self.lost_tables
-        dropped.tables |= tables
-        self.lost_tables |= tables
-        for table_id in sorted(tables, key=_table_order):
-            self._queue.append(PendingWrite("close_table", (table_id,), {}, table_id))
-        self._queue.append(PendingWrite("reserve_tables", (self._next_table,), {}, None))
+        drop_queue(self._queue, self.lost_tables, dropped, self._next_table)
         self.dropped = dropped
         return dropped
 
@@ -400,7 +336,7 @@ class AsyncStore:
         writes; ``Writes`` names them) without waiting for it; ``await written(it)`` waits
         until it and every write handed in before it have been tried. None: it will not
         be written (the table lost writes before, or the store is closing)."""
-        if table is not None and table in self.lost_tables and method not in _WHOLE:
+        if table is not None and table in self.lost_tables and method not in WHOLE:
             return None  # this table is in memory only since writes of it were dropped
         if self._stopping:
             log.warning("not saved: %s of table %s after the database was closed", method, table)
@@ -489,7 +425,7 @@ class AsyncStore:
     def writes(self) -> Writes:
         """Writes to hand in now and wait for once: ``w = store.writes(); w.append(...);
         w.set_seat(...); await w.written()`` (a table's writes of one step)."""
-        return Writes(self)
+        return Writes(self._submit, self.written_all)
 
     async def append(self, table_id: str, *facts: Fact) -> StorageWriteError | None:
         """Append facts to a table's log. None: they are on disk. Else the error
@@ -538,61 +474,3 @@ class AsyncStore:
 
     async def close_table(self, table_id: str) -> StorageWriteError | None:
         return await self._one(self.writes().close_table(table_id))
-
-
-class Writes:
-    """Writes handed to an ``AsyncStore`` at once, in order, without waiting. Each method
-    is one of ``Store``'s writes (same arguments) and returns its ``PendingWrite``, or
-    None when it will not be written (its table lost writes before, or the store is
-    closing); ``await written()`` waits once until all of them have been tried."""
-
-    __slots__ = ("_store", "handed")
-
-    def __init__(self, store: AsyncStore) -> None:
-        self._store = store
-        self.handed: list[PendingWrite | None] = []
-
-    def _add(self, method: str, table: str | None, *args: Any, **kwargs: Any) -> PendingWrite | None:
-        write = self._store._submit(method, table, *args, **kwargs)
-        self.handed.append(write)
-        return write
-
-    async def written(self) -> None:
-        """Wait until every write handed in here has been tried (``AsyncStore.written_all``)."""
-        await self._store.written_all(self.handed)
-
-    def append(self, table_id: str, facts: Sequence[Fact]) -> PendingWrite | None:
-        return self._add("append", table_id, table_id, tuple(facts))
-
-    def create_table(self, table_id: str, name: str, options: dict[str, Any],
-                     settings: dict[str, Any], status: str = "waiting") -> PendingWrite | None:
-        return self._add("create_table", table_id, table_id, name, options, settings, status)
-
-    def update_table(self, table_id: str, **changes: Any) -> PendingWrite | None:
-        return self._add("update_table", table_id, table_id, **changes)
-
-    def set_seat(self, table_id: str, seat: int, name: str, kind: str, *,
-                 token: str | None = None, strategy: str | None = None) -> PendingWrite | None:
-        return self._add("set_seat", table_id, table_id, seat, name, kind, token=token,
-                         strategy=strategy)
-
-    def free_seat(self, table_id: str, seat: int) -> PendingWrite | None:
-        return self._add("free_seat", table_id, table_id, seat)
-
-    def watch(self, table_id: str, token_hash: str, name: str, kind: str) -> PendingWrite | None:
-        return self._add("watch", table_id, table_id, token_hash, name, kind)
-
-    def unwatch(self, table_id: str, token_hash: str) -> PendingWrite | None:
-        return self._add("unwatch", table_id, table_id, token_hash)
-
-    def finish_game(self, table_id: str, table_name: str, game_no: int, record: Record,
-                    kinds: Sequence[str], started: float, ended: float,
-                    ratings: Sequence[RatingChange] = ()) -> PendingWrite | None:
-        return self._add("finish_game", table_id, table_id, table_name, game_no, record,
-                         tuple(kinds), started, ended, tuple(ratings))
-
-    def close_table(self, table_id: str) -> PendingWrite | None:
-        return self._add("close_table", table_id, table_id)
-
-    def ladder_write(self, work: Callable[[Any], Any]) -> PendingWrite | None:
-        return self._add("ladder_write", None, work)
