@@ -110,10 +110,23 @@ def recent_tables(db: sqlite3.Connection) -> list[str]:
 
 
 def fold_parts(tables: list[str], parts: int) -> list[list[str]]:
-    """``tables`` in ``parts`` parts (fewer when there are few tables), in order."""
-    # (at most 500 tables a part: SQLite before 3.32 takes 999 parameters)
-    size = min(500, max(1, -(-len(tables) // parts)))
-    return [tables[i:i + size] for i in range(0, len(tables), size)]
+    """``tables`` in ``parts`` parts as even as can be (fewer when there are fewer
+    tables), in order.
+
+    >>> [len(p) for p in fold_parts([str(n) for n in range(9)], 8)]
+    [2, 1, 1, 1, 1, 1, 1, 1]
+    """
+    # (at most 500 tables a part: SQLite before 3.32 takes 999 parameters; more parts then)
+    count = max(min(parts, len(tables)), -(-len(tables) // 500))
+    if count == 0:
+        return []
+    size, larger = divmod(len(tables), count)
+    cut, start = [], 0
+    for part in range(count):
+        end = start + size + (part < larger)
+        cut.append(tables[start:end])
+        start = end
+    return cut
 
 
 def recent_mover(tables: list[str] | None) -> Callable[[sqlite3.Connection], None]:
