@@ -139,10 +139,16 @@ def rules_words(o: TableOptions) -> list[str]:
     ['draft', '3 rounds']
     >>> rules_words(TableOptions(rated=True))
     ['rated', '66 pts']
+    >>> rules_words(TableOptions(countdown=True, point_limit=50))
+    ['50 pts left']
+
+    (with countdown the scores are the points left: "66" is not bullheads taken)
     """
     out = [word for word, on in (("rated", o.rated), ("pro", o.professional),
                                  ("tactic", o.tactic_deck), ("draft", o.draft)) if on]
-    if o.point_limit:
+    if o.countdown:
+        out.append(f"{o.point_limit or 66} pts left")
+    elif o.point_limit:
         out.append(f"{o.point_limit} pts")
     if o.rounds:
         out.append(f"{o.rounds} round{'' if o.rounds == 1 else 's'}")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.utils import get_cwidth
 from test_client_model import feed, play_turn, seated_game, texts
 from test_client_support import Clock, seat, table, welcome
 from test_client_tui import text_of
@@ -21,6 +23,7 @@ from nimmt.client import LinkLost, LinkRestored, TableModel
 from nimmt.client.tui import board, render, sheets
 from nimmt.client.tui.board import rows_panel as board_panel
 from nimmt.client.tui.controller import Controller
+from nimmt.client.tui.layout import PLAYERS_ASIDE_WIDTH, Screen
 
 NAMES = ["Ann", "Bob", "Cat", "Dan"]
 
@@ -193,3 +196,48 @@ def test_coming_back_is_said_in_one_line_and_a_later_join_is_not_a_return() -> N
     lobby = feed(TableModel(Clock()), welcome(resumed=True), P.TableList(tables=()),
                  P.Seated(table=table(NAMES), seat=1))
     assert texts(lobby)[0] == "You sit at table t1, seat 2."
+
+
+# ------------------------------------------------------------------ words that fit
+def test_at_80_columns_the_players_have_headers_and_beside_the_rows_away_is_whole() -> None:
+    m = seated_game()
+    c = controller(m)
+    lines = text_of(board.players_panel(c, 80)).splitlines()
+    assert lines[0] == "  Players        card  tot rnd  Players        card  tot rnd"
+    assert lines[1].split() == ["▶", "Ann", "★", "0", "·", "…", "Cat", "0", "·", "…"]
+    away = dataclasses.replace(m.table, seats=tuple(  # type: ignore[arg-type]
+        dataclasses.replace(s, connected=i != 1) for i, s in enumerate(m.table.seats)  # type: ignore[union-attr]
+        if s is not None))
+    feed(m, P.TableUpdated(table=away))
+    aside = text_of(board.players_panel(c, PLAYERS_ASIDE_WIDTH)).splitlines()
+    assert aside[2].startswith("  Bob") and aside[2].endswith("· away")
+    assert max(get_cwidth(line) for line in aside) <= PLAYERS_ASIDE_WIDTH
+
+
+def test_the_empty_score_sheet_s_sentence_is_wrapped_whole_at_80_columns() -> None:
+    c = controller(seated_game())
+    screen = Screen(c)
+    screen.size = lambda: Size(rows=24, columns=80)
+    width = screen.overlay_width() - 2
+    lines = text_of(sheets.score_lines(c, width)).splitlines()
+    assert [line.strip() for line in lines] == [
+        "No round has been scored yet: the sheet fills in at the end of",
+        "each round."]
+    assert max(get_cwidth(line) for line in lines) < screen.sheet_width()  # (its window)
+
+
+def test_a_countdown_table_says_so_in_the_title() -> None:
+    c = controller(seated_game(countdown=True, point_limit=50))
+    assert " · 50 pts left · round 1 · turn 1/10" in text_of(render.title_bar(c, 100))
+    assert " · 50 left · r1 · turn 1/10" in text_of(render.title_bar(c, 40))
+
+
+def test_a_narrow_score_sheet_shows_the_latest_rounds() -> None:
+    m = seated_game()
+    for r in range(1, 13):
+        feed(m, P.RoundScored(round=r, penalties=(r, 0, 1, 2), totals=(r, 0, r, 2 * r)))
+    sheet = text_of(sheets.score_lines(controller(m), 40)).splitlines()
+    assert sheet[0].split() == ["…", "R8", "R9", "R10", "R11", "R12", "total"]
+    assert sheet[1].split() == ["▶", "you", "8", "9", "10", "11", "12", "12"]
+    wide = text_of(sheets.score_lines(controller(m), 80)).splitlines()
+    assert wide[0].split()[0] == "R1" and wide[0].split()[-2:] == ["R12", "total"]

@@ -277,6 +277,12 @@ def players_panel(c: Controller, width: int = 40) -> Frags:
     if cols == 1:
         head = "left" if countdown else "total"
         out.append(("class:panel.head", f"  {'Players':<12}{'card':>6}{head:>6}{'round':>6}\n"))
+    elif seats:  # each column headed, in the columns' narrower numbers
+        head = f"  {'Players':<14}{'card':>5}{'left' if countdown else 'tot':>5}{'rnd':>4}"
+        shown = min(cols, len(seats))
+        out.append(("class:panel.head", "".join(
+            f"{head:<{PLAYER_WIDTH}}" if k < shown - 1 else head for k in range(shown))
+            + "\n"))
     cards = {seat: (card, state) for seat, card, state in m.plays}
     entries = [_player_entry(c, s, cards, 6 if cols == 1 else 4) for s in seats]
     for line in range(per_col):

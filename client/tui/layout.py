@@ -51,7 +51,7 @@ __all__ = ["Screen", "build_layout", "WIDE", "LOG_ASIDE"]
 WIDE = 100
 #: From this width on, the event log has its own column on the right.
 LOG_ASIDE = 150
-PLAYERS_ASIDE_WIDTH = 36
+PLAYERS_ASIDE_WIDTH = 37  # a player's line with its longest mark (" away")
 #: Width of the table's column when the log is beside it (what the rows, their notes
 #: and the players use): the log takes the rest.
 MAIN_ASIDE_WIDTH = 104

@@ -135,8 +135,8 @@ def score_lines(c: Controller, width: int) -> Frags:
     if not names:
         return [("class:dim", " No table.")]
     if not rounds and m.result is None:
-        return [("class:dim", " No round has been scored yet: the sheet fills in at the "
-                 "end of each round.")]
+        return [("class:dim", "\n".join(wrap("No round has been scored yet: the sheet fills "
+                                             "in at the end of each round.", width - 1)))]
     name_w = min(10, max(3, max(len(n) for n in names)))
     total_w = 6
     fit = max(1, (width - name_w - 6 - total_w - 2) // 4)
