@@ -10,7 +10,7 @@ import trio
 from nimmt import protocol as P
 from nimmt.server import start_server
 from nimmt.server.lobby.welcome import RESERVED_NAMES
-from nimmt.server.tables.table import storage_notice
+from nimmt.server.tables import storage_notice
 from server_helpers import make_config
 from test_server_limits import background, connect
 

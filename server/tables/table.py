@@ -39,7 +39,6 @@ import math
 import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import asdict, replace
 from typing import Any, Protocol
 
 import trio
@@ -52,14 +51,22 @@ from ..game.io import BotDecided, Disconnected, Effects, Input, Reconnected, Req
 from ..game.room import SeatState
 from ..ladder.desk import LadderDesk
 from ..sessions.session import Session
-from ..storage import AsyncStore, Fact, PendingWrite, StorageWriteError, options_to_json
+from ..storage import AsyncStore, PendingWrite, options_to_json
 from ..storage.ladder import RatingChange
 from ..thinking.pool import ThinkPool
 from .bots import TableBots, timed
+from .effects import (
+    hand_in_writes,
+    link_sessions,
+    show_new_ratings,
+    storage_notice,
+    stored_settings,
+)
 from .held import ACK_WAIT, HeldOutput
 
+# (storage_notice: effects.py's, named here too for lobby.py, which imports it from here)
 __all__ = ["Table", "LobbyHooks", "INBOX_SIZE", "QUEUE_PER_CONNECTION", "ACK_WAIT",
-           "storage_notice", "stored_settings"]
+           "storage_notice"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -347,7 +354,8 @@ class Table:
         A decision's acknowledgement alone is held too, for at most ``ACK_WAIT``:
         its write goes in a transaction that others make meanwhile, if one comes."""
         store = self.store
-        watch, unwatch = self._link(effects)
+        watch, unwatch = link_sessions(self, self.match, effects, self._sessions,
+                                       self._watchers)
         if store is not None and self._held.may_hold(effects, inputs_waiting=bool(self._inputs)):
             write = store.writes().append(self.id, effects.facts) if effects.facts else None
             self._held.hold(effects, write, trio.current_time())
@@ -359,7 +367,7 @@ class Table:
             # shown by the table_updated that follows its game_over
             ratings = self.lobby.rate_game(self, effects.finished)
             if ratings:
-                _show_new_ratings(effects, self.info())
+                show_new_ratings(effects, self.info())
         if store is not None and (effects.facts or effects.finished is not None
                                   or effects.closed is not None or effects.started
                                   or watch or unwatch):
@@ -373,34 +381,6 @@ class Table:
                 if session is not None:
                     session.send(notice)
 
-    def _link(self, effects: Effects) -> tuple[list[Session], list[Session]]:
-        """Link the sessions that just sat down or started watching to this table;
-        return the sessions that start watching and those that stop (their
-        spectator rows, for the database)."""
-        watch: list[Session] = []
-        unwatch: list[Session] = []
-        for sid, seat in effects.entered:
-            session = self._sessions.get(sid)
-            if session is None:
-                continue
-            session.table, session.seat = self, seat
-            if seat is None:
-                self._watchers.add(sid)
-                watch.append(session)
-            elif sid in self._watchers:  # watched, sits down now
-                self._watchers.discard(sid)
-                unwatch.append(session)
-        members = self.match.members
-        for sid in effects.released:
-            session = self._sessions.get(sid)
-            if sid in members:  # left, and came back in the same call
-                continue
-            if sid in self._watchers:
-                self._watchers.discard(sid)
-                if session is not None:
-                    unwatch.append(session)
-        return watch, unwatch
-
     async def _persist(self, effects: Effects, watch: list[Session],
                        unwatch: list[Session], ratings: Sequence[RatingChange] = ()) -> None:
         """Write the facts (seats with their session's token, hashed), the finished
@@ -410,41 +390,9 @@ class Table:
         (``Lobby.storage_health``)."""
         store = self.store
         assert store is not None
-        table = self.id
         writes = store.writes()
-        batch: list[Fact] = []
-        for fact in effects.facts:
-            if fact.kind != "seat":
-                batch.append(fact)
-                continue
-            if batch:
-                writes.append(table, batch)
-                batch = []
-            p = fact.payload
-            if p["name"] is None:
-                writes.free_seat(table, p["seat"])
-            else:
-                session = self._sessions.get(p.get("member", -1))
-                token = session.token if session is not None else None
-                writes.set_seat(table, p["seat"], p["name"], p["kind"], token=token,
-                                strategy=p["strategy"])
-            if self.match.status == "over":  # logged after the game's "left" facts (restore.py)
-                batch.append(Fact("seat", {k: v for k, v in p.items() if k != "member"}))
-        if batch:
-            writes.append(table, batch)
-        for session in watch:  # so that a restart brings the spectators back too
-            writes.watch(table, session.token_hash, session.name, session.kind)
-        for session in unwatch:
-            writes.unwatch(table, session.token_hash)
-        if effects.started:
-            writes.update_table(table, status="playing")
-        done = effects.finished
-        if done is not None:
-            writes.finish_game(table, self.match.name, done.game_no, done.record,
-                               done.kinds, done.started, done.ended, ratings)
-            writes.update_table(table, status="over")
-        if effects.closed is not None and effects.closed != "server shutdown":
-            writes.close_table(table)
+        hand_in_writes(writes, self.id, self.match, effects, self._sessions, watch, unwatch,
+                       ratings)
         await writes.written()
 
     async def deliver_held(self) -> None:
@@ -510,51 +458,6 @@ class Table:
 
     async def wait_closed(self) -> None:
         await self._closed.wait()
-
-
-def storage_notice(error: StorageWriteError | None, lost: str | None = None) -> P.ChatMessage:
-    """What the players are told when the database stops (or starts again) taking writes.
-    ``lost``: what the store gave up on (``Dropped.describe()``), if it did."""
-    if error is not None and lost is not None:
-        text = (f"server notice: the database could not be written for too long "
-                f"({error.reason}): {lost} were DROPPED; those tables go on in memory only "
-                "and will not come back after a restart. What comes next is saved once the "
-                "database can be written")
-    elif error is not None:
-        text = (f"server notice: the database cannot be written ({error.reason}): games "
-                "continue in memory; a restart now would lose what is not saved")
-    elif lost is not None:
-        text = (f"server notice: the database is written again; {lost} were LOST: those "
-                "tables go on in memory only and will not come back after a restart")
-    else:
-        text = "server notice: the database is written again: nothing was lost"
-    return P.ChatMessage(name="server", seat=None, text=text)
-
-
-def stored_settings(match: Match) -> dict[str, Any]:
-    """What the database keeps of a table's settings (``restore`` reads it back)."""
-    return {"table": asdict(match.settings), "persistent": match.persistent,
-            "autostart": match.autostart}
-
-
-def _show_new_ratings(effects: Effects, info: P.TableInfo) -> None:
-    """Make the ``table_updated`` messages after the ``game_over`` in ``effects`` show
-    the seats' ratings of ``info`` (the table now, just rated): they were made before."""
-    over = False
-    sends = effects.sends
-    remade: dict[int, P.Message] = {}  # one message sent to many stays one
-    for i, (sid, msg) in enumerate(sends):
-        if isinstance(msg, P.GameOver):
-            over = True
-        elif over and isinstance(msg, P.TableUpdated):
-            new = remade.get(id(msg))
-            if new is None:
-                seats = tuple(
-                    replace(seat, rating=now.rating, games=now.games)
-                    if seat is not None and now is not None and now.name == seat.name
-                    else seat for seat, now in zip(msg.table.seats, info.seats))
-                new = remade[id(msg)] = replace(msg, table=replace(msg.table, seats=seats))
-            sends[i] = (sid, new)
 
 
 def _who(session: Session) -> Who:
