@@ -4,6 +4,7 @@ it lists, and how it chooses. The network itself: tests/test_lan_netns.py."""
 
 from __future__ import annotations
 
+import asyncio
 import doctest
 import io
 import time
@@ -355,3 +356,39 @@ def test_the_bot_finds_the_only_server_or_lists_them(monkeypatch: Any, capsys: A
         "nimmt-bot: found Ann  10.0.0.2:6066  0 tables waiting, 0 players: joining 10.0.0.2:6066\n")
     with pytest.raises(SystemExit):
         bot_runner.main(["--find", "10.0.0.2"])
+
+
+def test_the_arrow_keys_choose_among_the_servers_found() -> None:
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from nimmt.client.choose_server import _choose_with_arrows
+
+    async def main() -> FoundServer:
+        with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+            inp.send_text("\x1b[B\x1b[B\x1b[A\r")  # down, down, up, Enter: the second
+            return await asyncio.wait_for(_choose_with_arrows(_servers("Ann", "Bob", "Cy")), 5)
+
+    assert asyncio.run(main()).name == "Bob"
+
+
+def test_f_in_the_lobby_looks_again_and_says_what_is_there(monkeypatch: Any) -> None:
+    from test_client_tui import ui_test
+
+    looks: list[int] = []
+
+    async def fake_find() -> list[FoundServer]:
+        looks.append(1)
+        return _servers("Ann", "Bob")
+
+    monkeypatch.setattr("nimmt.client.discovery.find_servers", fake_find)
+
+    async def script(h: Any) -> None:
+        await h.keys("F")
+        await h.until(lambda: looks == [1], "a look")
+        await h.c.drain()
+        status = h.c.current_status()
+        assert status is not None and status.text == found_line(_servers("Ann", "Bob"))
+
+    ui_test(script)
