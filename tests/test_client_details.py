@@ -15,7 +15,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.utils import get_cwidth
 from test_client_model import feed, play_turn, seated_game, texts
 from test_client_support import Clock, seat, table, welcome
-from test_client_tui import text_of
+from test_client_tui import DOWN, RIGHT, Harness, text_of, ui_test
 from test_client_watch import controller
 
 from nimmt import protocol as P
@@ -24,6 +24,7 @@ from nimmt.client.tui import board, render, sheets
 from nimmt.client.tui.board import rows_panel as board_panel
 from nimmt.client.tui.controller import Controller
 from nimmt.client.tui.layout import PLAYERS_ASIDE_WIDTH, Screen
+from nimmt.client.tui.state import FORM_FIELDS
 
 NAMES = ["Ann", "Bob", "Cat", "Dan"]
 
@@ -241,3 +242,30 @@ def test_a_narrow_score_sheet_shows_the_latest_rounds() -> None:
     assert sheet[1].split() == ["▶", "you", "8", "9", "10", "11", "12", "12"]
     wide = text_of(sheets.score_lines(controller(m), 80)).splitlines()
     assert wide[0].split()[0] == "R1" and wide[0].split()[-2:] == ["R12", "total"]
+
+
+# ------------------------------------------------------------------ the queue's form
+def test_q_s_form_says_rated_yes_unchangeably_and_its_hint_goes_once_queued() -> None:
+    rated_at = next(i for i, f in enumerate(FORM_FIELDS) if f.key == "rated")
+
+    async def script(h: Harness) -> None:
+        await h.feed(P.TableList(tables=()))
+        await h.keys("Q")
+        assert "Q queues" in text_of(render.status_line(h.c))
+        await h.keys(DOWN * rated_at + RIGHT)  # ←/→ on Rated change nothing here
+        form = text_of(render.form_panel(h.c, 78)).splitlines()
+        assert form[rated_at].split() == ["▶", "Rated", "yes"]
+        assert "◀" not in form[rated_at]
+        assert "A game the queue forms is always rated" in " ".join(form[rated_at + 1:])
+        await h.keys("Q")
+        assert len(h.sent(P.Queue)) == 1 and h.c.ui.form is None
+        await h.feed(P.Queued(seats=4, position=1, waiting=1, fill_in=30.0, re=2))
+        assert "In the queue: rated game of 4" in text_of(render.lobby_panel(h.c, 78))
+        assert render.status_line(h.c) == []  # the form's hint is over
+        await h.keys("n")  # the new-table form is the other one: Rated may be changed
+        await h.keys("Q")  # (leave the queue first: n did nothing while queued)
+        await h.feed(P.QueueLeft(reason="left", re=3))
+        await h.keys("n" + DOWN * rated_at + RIGHT)
+        assert text_of(render.form_panel(h.c, 78)).splitlines()[rated_at].split() == [
+            "▶", "Rated", "◀", "yes", "▶"]
+    ui_test(script)

@@ -122,8 +122,9 @@ class Screen:
         # -- the lobby
         self.lobby_body = HSplit([
             Frame(Window(ctl(self._lobby_text, show_cursor=False), wrap_lines=False),
-                  title=lambda: "New table: ↑/↓ choose, ←/→ change, Enter create"
-                  if c.ui.form is not None else "Tables"),
+                  title=lambda: "Tables" if c.ui.form is None else
+                  "Rated game: ↑/↓ choose, ←/→ change, Q queue" if c.ui.form.for_queue
+                  else "New table: ↑/↓ choose, ←/→ change, Enter create"),
             ConditionalContainer(self.prompt, filter=Condition(lambda: c.ui.form is None)),
             ConditionalContainer(HSplit([  # the form needs every line at 60×20
                 Window(text(lambda: render.log_title(c, cols())), height=1),

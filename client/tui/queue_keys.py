@@ -39,6 +39,7 @@ class QueueKeys:
         if form is not None:
             self.bot_level = str(form.values["bot_level"])
             self.ui.form = None
+            self.ui.status = None  # ("Choose the seats and rules, then Q …" is done)
             self._queue_request = form.queue_request()
             self.send(self._queue_request)
         elif self.model.queued is not None:
@@ -47,6 +48,7 @@ class QueueKeys:
         elif self.model.table is None:
             self.open_form()
             if self.ui.form is not None:
+                self.ui.form.for_queue = True
                 self.status("Choose the seats and rules, then Q queues for a rated game "
                             "(Enter creates a table instead).", "info")
 

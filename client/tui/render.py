@@ -349,6 +349,8 @@ def form_panel(c: Controller, width: int = 80, height: int | None = None) -> Fra
     if form is None:
         return []
     text = FORM_FIELDS[form.cursor].help
+    if form.for_queue and FORM_FIELDS[form.cursor].key == "rated":
+        text = "a game the queue forms is always rated: it changes the players' ratings"
     help_lines = wrap(text[0].upper() + text[1:] + ".", width - 2, indent="  ", more="  ")
     count = len(FORM_FIELDS)
     rows = count if height is None else max(1, min(count, height - len(help_lines)))
@@ -370,6 +372,9 @@ def form_panel(c: Controller, width: int = 80, height: int | None = None) -> Fra
         mark = "▶" if sel else "↑" if i == first > 0 else "↓" if i == last < count - 1 else " "
         style = "class:form.selected" if sel else ""
         out.append((style, f"{mark} {f.label:<24}"))
+        if form.for_queue and f.key == "rated":  # fixed: no arrows to change it
+            out.append(("class:form.value" if sel else "", f"   {'yes':^9}  \n"))
+            continue
         out.append(("class:form.value" if sel else "", f" ◀ {value_text:^9} ▶\n"))
     out.append(("class:dim", "\n".join(help_lines)))
     return out

@@ -88,9 +88,13 @@ class CreateForm:
         "countdown": False, "turn_time": 30.0, "time_bank": 60.0, "step_delay": 0.8,
         "autoplay_when_away": "grace", "fill_after": 30.0})
     cursor: int = 0
+    #: opened by Q: the seats and rules of a queue game, which is always rated
+    for_queue: bool = False
 
     def change(self, delta: int) -> None:
         f = FORM_FIELDS[self.cursor]
+        if self.for_queue and f.key == "rated":
+            return  # (the server reads no options.rated from a queue: it is rated)
         choices = f.choices
         cur = self.values[f.key]
         i = choices.index(cur) if cur in choices else 0
