@@ -127,9 +127,11 @@ def test_failures_apart_never_add_up_to_giving_up(program: Program, waits: list[
 
 
 def test_a_smaller_limit_gives_up_at_exactly_that_many(program: Program, waits) -> None:  # noqa: ANN001
-    player, out = play(program, [GARBAGE] * 3 + [GOOD], max_failures=3, backoff=(1.0, 3.0))
+    player, out = play(program, [GARBAGE, GARBAGE, "[21]\n", GOOD], max_failures=3,
+                       backoff=(1.0, 3.0))
     assert len(out) == 3 and isinstance(out[-1], PlayerGaveUp)
     assert waits == [1.0, 3.0] and "failed 3 times in a row" in str(out[-1])
+    assert "(last: wrote garbage (not a JSON object: '[21]')); giving up" in str(out[-1])
     player, out = play(program, [GARBAGE] * 2 + [GOOD], max_failures=3, backoff=(1.0, 3.0))
     assert out[-1] == Commit(1, 21) and player.failures == 0  # two in a row: not given up
 
@@ -156,3 +158,27 @@ def test_a_question_during_the_wait_is_decided_at_once_and_counts_as_a_failure(
     assert took < 1.0  # decided by the deadline less the margin, not after the 5 s wait
     assert player.failures == 2 and player.starts == 1 and player.answered == 0
     assert player.faults[1].startswith("was not running when asked")
+
+
+def test_a_program_given_up_is_not_started_again(program: Program, waits: list[float]) -> None:
+    player = ProgramPlayer(program.command, max_failures=2, backoff=(0.5,))
+
+    async def run() -> list:
+        await player.start()
+        out: list = []
+        try:
+            for answer in (GARBAGE, GARBAGE, GOOD, GOOD):
+                try:
+                    out.append(await ask(player, program, answer))
+                except PlayerGaveUp as exc:
+                    out.append(exc)
+        finally:
+            await player.aclose()
+        return out
+
+    out = asyncio.run(asyncio.wait_for(run(), 30))
+    # asked again after giving up, it says so again: the fallback decided, the program
+    # was not started (it would have answered 21)
+    assert [type(d).__name__ for d in out] == ["Commit", "PlayerGaveUp", "PlayerGaveUp",
+                                               "PlayerGaveUp"]
+    assert player.starts == 2 and waits == [0.5] and player.answered == 0
