@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import logging
 import math
 import secrets
@@ -195,10 +196,13 @@ class ClientConnection:
                  key: str | None = None) -> None:
         self.host = host
         self.key = key  # the name's secret key (claims it; required once claimed)
-        #: every ``join`` and ``queue`` carries 16 random bytes of ``entropy`` (unless it
-        #: has its own): the deals of the table's next game then depend on them (docs/PROTOCOL.md,
-        #: "Verifiable deals"); False sends none
+        #: every ``join`` and ``queue`` adds 16 random bytes to the deals of the table's
+        #: next game (unless it has its own ``entropy`` or ``entropy_hash``): protocol 3
+        #: sends their SHA-256 (``entropy_hash``) and reveals them when the server asks
+        #: (``reveal_request``, answered as it is read), protocol 2 sends them in the clear
+        #: (``entropy``) (docs/PROTOCOL.md, "Verifiable deals"); False sends none
         self.entropy = True
+        self._reveal: bytes | None = None  # the entropy whose hash was sent last
         self.port = port
         self.name = name
         self.kind = kind
@@ -338,6 +342,11 @@ class ClientConnection:
                 except SendFailed:
                     pass
                 continue
+            if isinstance(msg, P.RevealRequest) and self._reveal is not None:
+                try:  # the entropy whose hash our join or queue sent (still shown to the caller)
+                    await self.send(P.Reveal(entropy=self._reveal.hex()))
+                except SendFailed:
+                    pass
             return msg
 
     async def receive(self) -> Message:
@@ -458,9 +467,13 @@ class ClientConnection:
         message (e.g. a ``commit`` after ``game_over`` arrived) or if there is no
         link at the moment.
         """
-        if isinstance(msg, P.Join | P.Queue) and msg.entropy is None and self.entropy \
-                and self._conn is not None and self._conn.version >= 2:
-            msg = dataclasses.replace(msg, entropy=secrets.token_hex(JOIN_ENTROPY_BYTES))
+        if isinstance(msg, P.Join | P.Queue) and msg.entropy is None \
+                and msg.entropy_hash is None and self.entropy and self._conn is not None:
+            if self._conn.version >= 3:  # commit now, reveal once the seats are fixed
+                self._reveal = secret = secrets.token_bytes(JOIN_ENTROPY_BYTES)
+                msg = dataclasses.replace(msg, entropy_hash=hashlib.sha256(secret).hexdigest())
+            elif self._conn.version == 2:
+                msg = dataclasses.replace(msg, entropy=secrets.token_hex(JOIN_ENTROPY_BYTES))
         rid: int | None = msg.id
         if rid is None and not isinstance(msg, Pong | Goodbye | P.Hello):
             rid = self._next_id

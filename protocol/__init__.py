@@ -89,6 +89,7 @@ from .messages_session import (
     Welcome,
 )
 from .messages_queue import MAX_FILL_AFTER, LeaveQueue, Queue, Queued, QueueLeft
+from .messages_reveal import Reveal, RevealAccepted, RevealRequest
 from .states import TRANSITIONS, ConnState, Role, transition
 from .structs import (
     DEFAULT_MAX_FRAME_SIZE,
@@ -128,6 +129,8 @@ __all__ = [
     "Leave", "AddBot", "RemoveBot", "Start", "Seated", "Watching", "Left",
     # the ladder queue
     "Queue", "Queued", "LeaveQueue", "QueueLeft", "MAX_FILL_AFTER",
+    # commit, then reveal (version 3)
+    "RevealRequest", "Reveal", "RevealAccepted",
     # game
     "RoundStarted", "HandDealt", "DraftOpened", "DraftPickNeeded", "DraftPickRequest",
     "DraftPicked", "RowsDealt", "TurnStarted", "CommitAccepted", "SeatCommitted", "Revealed",

@@ -32,6 +32,7 @@ ORDER: dict[str, tuple[str, ...]] = {
     ),
     "Ratings (version 2)": ("leaderboard", "leaderboard_page"),
     "The ladder queue (version 2)": ("queue", "queued", "leave_queue", "queue_left"),
+    "Commit, then reveal (version 3)": ("reveal_request", "reveal", "reveal_accepted"),
     "Game events (to every seat and spectator of the table)": (
         "round_started", "draft_opened", "draft_pick_needed", "draft_picked", "rows_dealt",
         "turn_started", "seat_committed", "revealed", "placed", "row_taken",
@@ -109,7 +110,7 @@ def render_messages() -> str:
             cls = REGISTRY[tag]
             done.add(tag)
             doc = (cls.__doc__ or "").strip().splitlines()[0]
-            since = f" **Version {cls.SINCE} only.**" if cls.SINCE > 1 else ""
+            since = f" **Version {cls.SINCE} and later.**" if cls.SINCE > 1 else ""
             lines += [f"#### `{tag}`", "", f"*{_direction(cls)}* — {doc}{since}", ""]
             lines += [f"Accepted: {_states_for(tag)}.", ""]
             if cls._FIELDS:

@@ -66,6 +66,7 @@ class ErrorCode:
     STALE_TURN: Final = "stale_turn"
     ILLEGAL_CARD: Final = "illegal_card"
     ILLEGAL_CHOICE: Final = "illegal_choice"
+    REVEAL_MISMATCH: Final = "reveal_mismatch"
     INTERNAL_ERROR: Final = "internal_error"
 
 
@@ -106,6 +107,7 @@ APPLICATION_ERROR_CODES: Final[frozenset[str]] = frozenset(
         ErrorCode.STALE_TURN,
         ErrorCode.ILLEGAL_CARD,
         ErrorCode.ILLEGAL_CHOICE,
+        ErrorCode.REVEAL_MISMATCH,
         ErrorCode.INTERNAL_ERROR,
     }
 )

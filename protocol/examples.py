@@ -69,6 +69,7 @@ from .messages_session import (
     Welcome,
 )
 from .messages_queue import LeaveQueue, Queue, Queued, QueueLeft
+from .messages_reveal import Reveal, RevealAccepted, RevealRequest
 from .structs import (
     PROTOCOL_VERSION,
     LeaderboardRow,
@@ -98,6 +99,8 @@ LIMITS: Final = Limits(
 #: the worked example of docs/PROTOCOL.md, "Verifiable deals": a seed and its SHA-256
 SEED: Final = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 COMMITMENT: Final = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+#: SHA-256 of the entropy 5eed5eed (join.entropy_hash, then reveal)
+ENTROPY_HASH: Final = "dc22e6ed20cedb33c99467aea8ebf804147c07952e124db30898b3cf5b784a71"
 TABLE: Final = TableInfo(
     table_id="kqzd7",
     name="Friday night",
@@ -154,7 +157,7 @@ _LIST: Final[tuple[Message, ...]] = (
     TableClosed(table_id="kqzd3", seq=6),
     CreateTable(options=TableOptions(seats=3, professional=True, point_limit=None, rounds=3),
                 name="pros", id=2),
-    Join(table_id="kqzd7", seat=2, entropy="5eed5eed", id=3),
+    Join(table_id="kqzd7", seat=2, entropy_hash=ENTROPY_HASH, id=3),
     Watch(table_id="kqzd7"),
     Leave(),
     AddBot(strategy="heuristic", seat=1),
@@ -172,10 +175,14 @@ _LIST: Final[tuple[Message, ...]] = (
     ), offset=3, total=17, trend_games=5, found=5, seq=41, re=8),
     # the ladder queue
     Queue(seats=4, options=TableOptions(professional=True), fill_after=30.0, bot_level="easy",
-          entropy="5eed5eed", id=9),
+          entropy_hash=ENTROPY_HASH, id=9),
     Queued(seats=4, position=2, waiting=3, fill_in=30.0, seq=42, re=9),
     LeaveQueue(id=10),
     QueueLeft(reason="left", seq=43, re=10),
+    # commit, then reveal
+    RevealRequest(commitment=COMMITMENT, deadline=DEADLINE - 20.0, remaining=10.0, seq=44),
+    Reveal(entropy="5eed5eed", id=11),
+    RevealAccepted(seq=45, re=11),
     # game events
     RoundStarted(round=1, commitment=COMMITMENT, seq=10),
     DraftOpened(round=1, pool=tuple(range(1, 45)), first_picker=1, seq=11),

@@ -226,10 +226,15 @@ class GameOver(Message):
     contributions: tuple[str, ...] | None = F(
         Optional(ListOf(CONTRIBUTION, 2, 10)), "with seed: each seat's contribution mixed "
         "into the deals, per seat (\"\" for none)", default=None, since=2)
+    withheld: tuple[int, ...] = F(SEAT_LIST, "with seed: the seats that sent an entropy_hash "
+                                  "and did not reveal it in time (their contribution is \"\")",
+                                  default=(), since=3)
 
     def _cross(self) -> None:
         if len(self.places) != len(self.totals):
             raise _bad("totals and places must have one entry per seat", "places")
+        if any(s >= len(self.totals) for s in self.withheld):
+            raise _bad("a seat that withheld is not a seat of the game", "withheld")
         if (self.seed is None) != (self.contributions is None):
             raise _bad("seed and contributions come together", "contributions")
         if self.contributions is not None and len(self.contributions) != len(self.totals):

@@ -8,7 +8,8 @@ from typing import Final
 from .base import F, Message, message
 from .fields import Bool, Float, Int, Nested, OneOf, Optional
 from .states import Role
-from .structs import ENTROPY, STRATEGY, TableOptions
+from .errors import ErrorCode, LocalProtocolError
+from .structs import ENTROPY, HASH_HEX, STRATEGY, TableOptions
 
 __all__ = ["Queue", "Queued", "LeaveQueue", "QueueLeft", "MAX_FILL_AFTER"]
 
@@ -39,6 +40,14 @@ class Queue(Message):
     entropy: str | None = F(Optional(ENTROPY), "your contribution to the deals of the game "
                             "you are seated for, as join.entropy (see Verifiable deals)",
                             default=None)
+    entropy_hash: str | None = F(Optional(HASH_HEX), "the SHA-256 of your contribution to "
+                                 "the deals of the game you are seated for, as "
+                                 "join.entropy_hash; not with entropy", default=None, since=3)
+
+    def _cross(self) -> None:
+        if self.entropy is not None and self.entropy_hash is not None:
+            raise LocalProtocolError(ErrorCode.OUT_OF_RANGE, "send entropy (in the clear) or "
+                                     "entropy_hash (revealed later), not both", "entropy_hash")
 
 
 @message("queued", S, since=2)

@@ -13,6 +13,7 @@ from .structs import (
     CLAIM_KEY,
     CODE,
     ENTROPY,
+    HASH_HEX,
     MAX_LEADERBOARD_ROWS,
     MAX_TABLES_LISTED,
     MESSAGE_TEXT,
@@ -245,6 +246,15 @@ class Join(Message):
     entropy: str | None = F(Optional(ENTROPY), "your contribution to the deals of the table's "
                             "next game, nil for none (see Verifiable deals)", default=None,
                             since=2)
+    entropy_hash: str | None = F(Optional(HASH_HEX), "the SHA-256 of your contribution to "
+                                 "the deals of the table's next game, revealed when the server "
+                                 "asks (reveal_request); not with entropy (see Verifiable deals)",
+                                 default=None, since=3)
+
+    def _cross(self) -> None:
+        if self.entropy is not None and self.entropy_hash is not None:
+            raise LocalProtocolError(ErrorCode.OUT_OF_RANGE, "send entropy (in the clear) or "
+                                     "entropy_hash (revealed later), not both", "entropy_hash")
 
 
 @message("watch", C)

@@ -135,6 +135,10 @@ TABLE: Final[tuple[tuple[tuple[ConnState, ...], Role, frozenset[str], ConnState 
     ((SE, WA, PL), C, frozenset({"leave"}), SAME),
     ((SE, WA, PL), S, frozenset({"left"}), LO),
     ((SE,), C, frozenset({"add_bot", "remove_bot", "start"}), SAME),
+    # commit, then reveal (version 3): the seats are fixed, the game not dealt yet; a
+    # reveal may cross the game's start (the table refuses it then)
+    ((SE,), S, frozenset({"reveal_request", "reveal_accepted"}), SAME),
+    ((SE, PL), C, frozenset({"reveal"}), SAME),
     ((SE,), S, frozenset({"round_started", "snapshot"}), PL),
     # watching: public events only; a watcher may ask for a free seat
     ((WA,), C, frozenset({"join"}), SAME),

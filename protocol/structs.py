@@ -42,9 +42,9 @@ __all__ = [
 MAX_DECISION_TIME: Final = 3600.0
 
 #: The protocol version this package speaks (``hello.protocol``).
-PROTOCOL_VERSION: Final = 2
+PROTOCOL_VERSION: Final = 3
 #: Versions this package can decode; a ``hello`` for another one is refused.
-SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1, 2)
+SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1, 2, 3)
 #: Default frame limit (body bytes, excluding the 4-byte length prefix).
 DEFAULT_MAX_FRAME_SIZE: Final = 64 * 1024
 #: ``table_list`` holds at most this many tables.

@@ -46,6 +46,8 @@ _TABLE_FLAGS: tuple[tuple[str, type, str], ...] = (
     ("time_bank", float, "seconds of extra time each seat has in a game, drawn on when a "
      "decision's time is up, before the autopilot decides (default 0: none)"),
     ("warn_before", float, "seconds before a deadline when players are warned (default 5)"),
+    ("reveal_time", float, "seconds a seat that sent a hash of its entropy has to reveal it "
+     "once the game's seats are fixed; later, it contributes nothing (default 10)"),
     ("abandon_after", float, "a table with nobody connected is closed after this (default 600)"),
     ("keep_finished", float, "a finished table nobody is at is closed after this (default 300)"),
 )

@@ -67,8 +67,8 @@ class TableSettings:
     """One table's options and timers (the ``[table]`` section of the config).
 
     The names are those of the protocol's ``TableOptions`` (docs/PROTOCOL.md),
-    plus three that only the server sets: ``warn_before``, ``abandon_after``
-    and ``keep_finished``. The one server-side shape of a table's options: it
+    plus four that only the server sets: ``warn_before``, ``reveal_time``,
+    ``abandon_after`` and ``keep_finished``. The one server-side shape of a table's options: it
     converts at each boundary, ``from_wire``/``to_wire`` (the protocol) and
     ``game_options`` (the engine). Times are in seconds. ``point_limit = 0`` and
     ``rounds = 0`` mean "not set" (TOML has no null).
@@ -101,6 +101,9 @@ class TableSettings:
     # finished games update the ratings of its claimed players (server/ladder/ratings.py)
     rated: bool = False
     warn_before: float = 5.0  # players who have not decided are warned this long before
+    # seats that sent a hash of their entropy have this long to reveal it once the game's
+    # seats are fixed (docs/PROTOCOL.md, "Verifiable deals"); later: withheld
+    reveal_time: float = 10.0
     abandon_after: float = 600.0  # nobody connected this long: the table is closed
     keep_finished: float = 300.0  # a finished table nobody is at is closed after this
 
@@ -155,6 +158,7 @@ class TableSettings:
             "unwatched_step_delay": (0.0, 10.0), "grace_time": (0.0, 3600.0),
             "warn_before": (0.0, 3600.0), "abandon_after": (1.0, 86400.0),
             "keep_finished": (0.0, 86400.0), "time_bank": (0.0, 3600.0),
+            "reveal_time": (0.1, 3600.0),
         }
         for name, (low, high) in ranges.items():
             value = getattr(self, name)

@@ -75,7 +75,13 @@ def test_the_worked_example_in_the_protocol_document_is_what_the_code_computes()
 
     seed = bytes.fromhex(value("seed"))
     contributions = tuple(bytes.fromhex(c) for c in json.loads(value("contributions")))
-    fair = FairDeal(seed, contributions)
+    # commit, then reveal (issue 42): seat 0's hash is the SHA-256 of its reveal, seat 1
+    # sent none; the hashes are checked, never mixed into the key
+    hashes = tuple(bytes.fromhex(h) for h in json.loads(value("hashes")))
+    assert hashes[0] == hashlib.sha256(contributions[0]).digest() and hashes[1] == b""
+    fair = FairDeal(seed, contributions, hashes)
+    fair.check_reveals()
+    assert fair.key == FairDeal(seed, contributions).key
     assert value("commitment") == hashlib.sha256(seed).hexdigest() == fair.commitment
     assert value("key") == fair.key.hex()
     message = bytes.fromhex(value("message"))

@@ -108,7 +108,7 @@ async def test_both_versions_play_at_one_table_each_hearing_its_own_version() ->
     async with trio.open_nursery() as nursery:
         _, port = await start_server(nursery, make_config())
         old = await ScriptClient.tcp(port, "Old", protocol=1)
-        new = await ScriptClient.tcp(port, "New")
+        new = await ScriptClient.tcp(port, "New", protocol=2)
         assert old.welcome is not None and old.welcome.protocol == 1
         assert new.welcome is not None and new.welcome.protocol == 2
         created = await new.request(P.CreateTable(options=OPTIONS))
@@ -121,6 +121,7 @@ async def test_both_versions_play_at_one_table_each_hearing_its_own_version() ->
         assert results[0].seed is None and results[1].seed is not None
         for word in (b"commitment", b"seed", b"contributions", b"claimed", b"rated"):
             assert word not in old.raw and word in new.raw
+        assert b"withheld" not in new.raw  # protocol 3's field of game_over
         await old.aclose()
         await new.aclose()
         nursery.cancel_scope.cancel()

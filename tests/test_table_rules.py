@@ -3,6 +3,8 @@ enumerated: every status x every input, against a ``Match`` in that status."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from nimmt import protocol as P
@@ -13,16 +15,20 @@ from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
 
 CY = Who(4, "Cy", "human")  # a newcomer
 EVE = Who(5, "Eve", "spectator")
+BOB_ENTROPY = "b0b0"  # Bob joins with its hash (protocol 3) and reveals it when asked
 STATUS_TEXTS = {r.text for r in RULES.values() if isinstance(r, Refused)}
 
 
 def table_in(status: str) -> Harness:
     """Ann (the host, seat 0) and Bob at a three-seat table; a bot in seat 2 once a game
-    has started; its status ``status``."""
-    h = Harness.new(dealer=fixed(standard_deal(players=3)), seats=3, rounds=1,
-                    point_limit=0, autoplay_when_away="immediately")
+    has started; its status ``status``. Revealing: dealt from its seed, Bob sent a hash
+    of its entropy and has not revealed it yet."""
+    revealing = status == "revealing"
+    h = Harness.new(dealer=None if revealing else fixed(standard_deal(players=3)), seats=3,
+                    rounds=1, point_limit=0, autoplay_when_away="immediately")
     h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
-    h.send(BOB, P.Join(table_id="t1", id=1))
+    digest = hashlib.sha256(bytes.fromhex(BOB_ENTROPY)).hexdigest() if revealing else None
+    h.send(BOB, P.Join(table_id="t1", entropy_hash=digest, id=1))
     if status == "waiting":
         return h
     h.send(ANN, P.AddBot(strategy="heuristic", id=2))
@@ -61,6 +67,7 @@ def the_input(h: Harness, name: str):
         "draft_pick": (ANN, P.DraftPick(round=round_, pick=1, card=hand[0], id=7)),
         "pause": (ANN, P.Pause(id=7)),
         "resume": (ANN, P.Resume(id=7)),
+        "reveal": (BOB, P.Reveal(entropy=BOB_ENTROPY, id=7)),
     }
     if name in messages:
         who, msg = messages[name]

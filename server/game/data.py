@@ -79,14 +79,21 @@ def fair_to_data(fair: FairDeal | None) -> dict[str, Any] | None:
     """A game's seed and contributions as hex strings (None: not dealt verifiably)."""
     if fair is None:
         return None
-    return {"seed": fair.seed.hex(), "contributions": [c.hex() for c in fair.contributions]}
+    data: dict[str, Any] = {"seed": fair.seed.hex(),
+                            "contributions": [c.hex() for c in fair.contributions]}
+    if fair.hashes:  # seats committed to their contributions first (protocol 3)
+        data["hashes"] = [h.hex() for h in fair.hashes]
+        data["withheld"] = list(fair.withheld)
+    return data
 
 
 def fair_from_data(data: dict[str, Any] | None) -> FairDeal | None:
     if data is None:
         return None
     return FairDeal(bytes.fromhex(data["seed"]),
-                    tuple(bytes.fromhex(c) for c in data["contributions"]))
+                    tuple(bytes.fromhex(c) for c in data["contributions"]),
+                    tuple(bytes.fromhex(h) for h in data.get("hashes", ())),
+                    tuple(int(s) for s in data.get("withheld", ())))
 
 
 def input_to_data(item: Input) -> list[Any]:

@@ -146,10 +146,13 @@ def messages_for(event: Event, options: Options, view: Callable[[int], View],
         case GameOver():
             r = event.result
             seed = contributions = None
+            withheld: tuple[int, ...] = ()
             if fair is not None:  # the seed revealed
                 seed, contributions = fair.seed.hex(), tuple(c.hex() for c in fair.contributions)
+                withheld = fair.withheld
             return [(None, P.GameOver(totals=r.totals, places=r.places, winners=r.winners,
-                                      seed=seed, contributions=contributions))]
+                                      seed=seed, contributions=contributions,
+                                      withheld=withheld))]
     raise AssertionError(f"no message for {event!r}")  # pragma: no cover
 
 

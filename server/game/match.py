@@ -39,6 +39,8 @@ from nimmt.engine import Deal, Decision, Event, FairDeal, Game
 
 from . import play as match_game
 
+from . import reveals as match_reveals
+
 from . import seats as match_seats
 
 from . import timing as match_timing
@@ -111,7 +113,8 @@ class Match(MatchState):
         """When to call ``wake`` next (``math.inf``: only for inputs)."""
         if self._wake_memo is not None:
             return self._wake_memo
-        wake = min(self._close_at(), match_seats.spectators_expire_at(self))
+        wake = min(self._close_at(), match_seats.spectators_expire_at(self),
+                   match_reveals.ends_at(self))
         if self.status == "playing" and self._game is not None:
             wake = min(wake, match_timing.wake_at(self), match_timing.pause_ends_at(self))
         self._wake_memo = wake
@@ -276,6 +279,8 @@ class Match(MatchState):
                 self._close(f"abandoned: nobody connected for "
                             f"{self.settings.abandon_after:g} s")
             return
+        if self.status == "revealing" and now >= match_reveals.ends_at(self):
+            match_reveals.time_up(self)  # the reveals not made are withheld: the game starts
         if self.status == "playing" and now >= match_timing.pause_ends_at(self):
             match_timing.resume(self)
         if self.status != "playing" or self._backlog:
@@ -310,6 +315,8 @@ class Match(MatchState):
             "paced_until": self._paced_until,
             "deferred": [input_to_data(i) for i in self._deferred],
             "started_wall": self._started_wall,
+            "reveal_until": [self._reveal_until, self._reveal_wire]
+                            if self._reveal_until is not None else None,
             "resuming": sorted(self._resuming),
             "scores_shown": [list(part) for part in self._scores_shown]
                             if self._scores_shown is not None else None,
@@ -350,6 +357,8 @@ class Match(MatchState):
         m._paced_until = data["paced_until"]
         m._deferred = deque(input_from_data(d) for d in data["deferred"])
         m._started_wall = data.get("started_wall", 0.0)
+        if data.get("reveal_until") is not None:
+            m._reveal_until, m._reveal_wire = data["reveal_until"]
         m._resuming = set(data.get("resuming", ()))
         shown = data.get("scores_shown")
         m._scores_shown = (tuple(shown[0]), tuple(shown[1])) if shown is not None else None

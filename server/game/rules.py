@@ -1,10 +1,12 @@
 """What a table does with each input in each of its statuses: THE table (the only one),
 as ``protocol/states.py`` is for a connection.
 
-A table is ``waiting`` (for players, before its first game), ``playing``, ``over``
-(a game ended: players may come, go and start again) or ``closed`` (it takes nothing
-more). An input is a request (by its protocol type) or one of the actor's own:
-``disconnected``, ``reconnected`` (a member's connection), ``bot_decided`` (a
+A table is ``waiting`` (for players, before its first game), ``revealing`` (its
+seats are fixed and the game starts once the seats that sent a hash of their entropy
+revealed it, or their time is up: docs/PROTOCOL.md, "Verifiable deals"; the wire
+shows it as waiting), ``playing``, ``over`` (a game ended: players may come, go and
+start again) or ``closed`` (it takes nothing more). An input is a request (by its
+protocol type) or one of the actor's own: ``disconnected``, ``reconnected`` (a member's connection), ``bot_decided`` (a
 strategy's answer). ``RULES[status, input]`` is what the status makes of it:
 
 * ``TAKEN``: carried out, unless the request itself is wrong (a seat taken, a card
@@ -14,8 +16,9 @@ strategy's answer). ``RULES[status, input]`` is what the status makes of it:
 * ``Refused(code, text)``: refused with that error, whatever else the request says.
 
 What moves the status: ``start`` (and a table filled when it starts by itself) from
-``waiting`` or ``over`` to ``playing``; the game's end to ``over``; everyone leaving a
-table that is not playing, nobody connected for ``abandon_after`` (``keep_finished``
+``waiting`` or ``over`` to ``playing``, or to ``revealing`` when a seat's reveal is
+awaited, and from there to ``playing`` once the reveals are in or their time is up;
+the game's end to ``over``; everyone leaving a table that is not playing, nobody connected for ``abandon_after`` (``keep_finished``
 once over), a bug or the server's end to ``closed`` (``NEXT`` lists them).
 The match asks ``refusal`` where the status decides; tests/test_table_rules.py
 enumerates the table against a ``Match``.
@@ -35,11 +38,12 @@ from typing import Final
 
 __all__ = ["STATUSES", "INPUTS", "TAKEN", "IGNORED", "Refused", "RULES", "NEXT", "refusal"]
 
-STATUSES: Final = ("waiting", "playing", "over", "closed")
+STATUSES: Final = ("waiting", "revealing", "playing", "over", "closed")
 
 #: the requests a table takes (by protocol type), then the actor's own inputs
 REQUESTS: Final = ("create_table", "join", "watch", "leave", "add_bot", "remove_bot", "start",
-                   "chat", "commit", "choose_row", "choose_tie", "draft_pick", "pause", "resume")
+                   "chat", "commit", "choose_row", "choose_tie", "draft_pick", "pause", "resume",
+                   "reveal")
 INPUTS: Final = REQUESTS + ("disconnected", "reconnected", "bot_decided")
 
 TAKEN: Final = "taken"
@@ -58,6 +62,11 @@ STARTED: Final = Refused("already_started", "the game has started: watch it inst
 RUNNING: Final = Refused("already_started", "the game has started")
 NO_GAME: Final = Refused("not_allowed", "you are not playing at this table")
 NO_CLOCK: Final = Refused("not_allowed", "no game is being played: there is no clock to pause")
+STARTING: Final = Refused("already_started", "the game is starting: its seats are fixed")
+SEATS_FIXED: Final = Refused("not_allowed", "the game is starting: the seats stay as they are "
+                             "while the reveals are made (leave once it has started)")
+NO_REVEAL: Final = Refused("not_allowed", "no reveal is asked for now (the game has started, "
+                           "or not every seat is taken yet)")
 
 _DECISIONS = ("commit", "choose_row", "choose_tie", "draft_pick")
 _HOST = ("add_bot", "remove_bot", "start")
@@ -69,6 +78,12 @@ def _rules() -> dict[tuple[str, str], str | Refused]:
         for name in INPUTS:
             if status == "closed":
                 rules[status, name] = IGNORED
+            elif name == "reveal":
+                rules[status, name] = TAKEN if status == "revealing" else NO_REVEAL
+            elif status == "revealing" and name in ("create_table", "join", *_HOST):
+                rules[status, name] = STARTING
+            elif status == "revealing" and name == "leave":
+                rules[status, name] = SEATS_FIXED
             elif name in ("create_table", "join"):
                 rules[status, name] = STARTED if status == "playing" else TAKEN
             elif name in _HOST:
@@ -89,9 +104,10 @@ RULES: Final = _rules()
 
 #: the statuses a table may move to from each (besides staying)
 NEXT: Final = {
-    "waiting": ("playing", "closed"),
+    "waiting": ("revealing", "playing", "closed"),
+    "revealing": ("playing", "closed"),
     "playing": ("over", "closed"),
-    "over": ("playing", "closed"),
+    "over": ("revealing", "playing", "closed"),
     "closed": (),
 }
 

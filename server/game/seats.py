@@ -17,7 +17,8 @@ from nimmt import protocol as P
 from nimmt.bots import DEFAULT_LEVEL, StrategyError, parse_strategy
 
 from . import translate
-from .play import begin, decide
+from .play import decide
+from .reveals import request_for, reveal, start as begin
 from .timing import pause, resume
 from .io import Who
 from .rules import refusal
@@ -55,6 +56,8 @@ def request(m: MatchState, who: Who, msg: P.Message) -> None:
             pause(m, who, msg)
         case P.Resume():
             resume(m, who, msg)
+        case P.Reveal():
+            reveal(m, who, msg)
         case P.Chat() if who.id not in m.room.members:  # its join was refused meanwhile
             m._refuse(who, msg, E.NOT_ALLOWED, "you are not at this table")
         case P.Chat():
@@ -105,8 +108,12 @@ def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
     m._out.entered.append((who.id, index))
     m._fact(seat_fact(index, name, who.kind, member=who.id))
     if m._deal is not None:  # for the game dealt from the seed committed to now (shown)
-        m._change_deal(m._deal.contribute(index, bytes.fromhex(getattr(msg, "entropy", None)
-                                                               or "")))
+        digest = getattr(msg, "entropy_hash", None)
+        if digest:  # revealed once the seats are fixed (reveals.py)
+            m._change_deal(m._deal.commit(index, bytes.fromhex(digest)))
+        else:
+            m._change_deal(m._deal.contribute(index, bytes.fromhex(
+                getattr(msg, "entropy", None) or "")))
     if host or m.room.host is None:
         m.room.host = index
     m._refresh_presence()
@@ -136,10 +143,15 @@ def _watch(m: MatchState, who: Who, msg: Any) -> None:
 
 
 def _leave(m: MatchState, who: Who, msg: Any, reason: str = "left") -> None:
-    member = m.room.members.pop(who.id, None)
+    member = m.room.members.get(who.id)
     if member is None:
         m._refuse(who, msg, E.NOT_ALLOWED, "you are not at this table")
         return
+    refused = refusal(m.status, "leave")
+    if refused is not None and member.seat is not None:
+        m._refuse(who, msg, refused.code, refused.text)
+        return
+    del m.room.members[who.id]
     m._out.released.append(who.id)
     index = member.seat
     if index is None:
@@ -154,7 +166,11 @@ def _leave(m: MatchState, who: Who, msg: Any, reason: str = "left") -> None:
         else:
             m.room.seats[index] = None
             m._fact(seat_fact(index, None))
-            if m._deal is not None:
+            if m._deal is not None and m._deal.revealed_any:
+                # the reveals made are known to the server now: whoever sits down next
+                # must not contribute knowing them (a new seed, everyone contributes again)
+                m._change_deal(m._deal.renew(m._seed_stream))
+            elif m._deal is not None:
                 m._change_deal(m._deal.withdraw(index))
         if m.room.host == index:
             m.room.host = m.room.next_host()
@@ -202,6 +218,9 @@ def greet(m: MatchState, member_id: int) -> None:
         m._send(member_id, P.Watching(table=m.info()))
     else:
         m._send(member_id, P.Seated(table=m.info(), seat=index))
+        if m.status == "revealing" and m._deal is not None \
+                and index in m._deal.waiting_reveals:
+            m._send(member_id, request_for(m))
     if m._game is not None and m.status == "playing":
         m._send(member_id, m._snapshot(index))
         if index is not None and m._deadline is not None:

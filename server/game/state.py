@@ -83,6 +83,10 @@ class MatchState:
         if dealer is None:
             self._deal = deal if deal is not None else DealCommitment.draw(self._seed_stream)
         self._fair: FairDeal | None = None  # the game being played (or just over), dealt fairly
+        # status "revealing": when the reveals awaited are withheld (the match's clock),
+        # and that moment as announced on the wire (Unix time)
+        self._reveal_until: float | None = None
+        self._reveal_wire: float | None = None
         self._game: Game | None = None  # private: never handed out
         self._history: list[Deal | Decision] = []  # this game's deals and decisions, in order
         # the decision awaited and its timer
@@ -133,7 +137,8 @@ class MatchState:
             totals, penalties = self._scores_shown
             if self.status != "playing":
                 penalties = None
-        status = "over" if self.status == "closed" else self.status
+        # the wire knows no "revealing": the game has not started yet
+        status = {"closed": "over", "revealing": "waiting"}.get(self.status, self.status)
         return P.TableInfo(table_id=self.id, name=self.name, options=self.options,
                            seats=self.room.seat_infos(totals, penalties, self.claimed_names,
                                                       self.seat_ratings),

@@ -24,7 +24,7 @@ from openskill.models import PlackettLuce
 
 from ..storage.ladder import RatingChange, StoredRating
 
-__all__ = ["Ladder", "Rating", "bot_name", "ordinal"]
+__all__ = ["Ladder", "Rating", "bot_name", "ordinal", "withheld_last"]
 
 _MODEL = PlackettLuce()
 
@@ -32,6 +32,21 @@ _MODEL = PlackettLuce()
 def bot_name(strategy: str) -> str:
     """The name a built-in bot is rated under: ``bot:`` and its strategy's name."""
     return "bot:" + strategy.partition(":")[0].strip()
+
+
+def withheld_last(places: Sequence[int], withheld: Sequence[int]) -> list[int]:
+    """The places a rated game is rated by: a seat that withheld its reveal (it could
+    choose between two deals, docs/PROTOCOL.md "Verifiable deals") is rated as if it
+    finished below every seat that did not, whatever its bullheads; the others keep
+    their places.
+
+    >>> withheld_last([1, 2, 3], [0])
+    [4, 2, 3]
+    >>> withheld_last([2, 1, 2, 4], [1, 3])
+    [2, 5, 2, 5]
+    """
+    below = len(places) + 1
+    return [below if seat in withheld else place for seat, place in enumerate(places)]
 
 
 def ordinal(mu: float, sigma: float) -> float:

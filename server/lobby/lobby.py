@@ -22,7 +22,7 @@ from ..config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
 from ..ladder.desk import LadderDesk
 from .seating import QueueDesk
 from ..sessions.limits import AddressMeters, TokenBucket
-from ..ladder.ratings import ordinal
+from ..ladder.ratings import ordinal, withheld_last
 from ..tables.restore import RestoreError, restore_match, skip_on_restore
 from ..sessions.session import Link, Session
 from ..storage import AsyncStore, StorageWriteError
@@ -183,8 +183,9 @@ class Lobby(Greeter):
         n = record.options.players
         seats = table.seats
         strategies = [s.strategy if s is not None else None for s in seats[:n]]
-        changes = self.ladder.rate(
-            [record.name(i) for i in range(n)], result.places, done.kinds, strategies)
+        withheld = record.fair_deal.withheld if record.fair_deal is not None else ()
+        changes = self.ladder.rate([record.name(i) for i in range(n)],
+                                   withheld_last(result.places, withheld), done.kinds, strategies)
         for c in changes:
             log.info("table=%s rated: %s now %.2f (%d games)", table.id, c.name,
                      ordinal(c.mu, c.sigma), c.games)
@@ -311,7 +312,8 @@ class Lobby(Greeter):
             return
         match msg:
             case (P.Leave() | P.AddBot() | P.RemoveBot() | P.Start() | P.Commit()
-                  | P.ChooseRow() | P.ChooseTie() | P.DraftPick() | P.Pause() | P.Resume()):
+                  | P.ChooseRow() | P.ChooseTie() | P.DraftPick() | P.Pause() | P.Resume()
+                  | P.Reveal()):
                 # the session's own table decides
                 if session.table is None:
                     client.send(P.Error(code=E.NOT_ALLOWED, message="you are at no table",

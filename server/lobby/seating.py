@@ -83,7 +83,8 @@ class QueueDesk:
         self.lobby = lobby
         self.queue = LadderQueue()
         self._sessions: dict[int, Session] = {}  # the sessions of the entries, by sid
-        self._entropy: dict[int, str | None] = {}  # their join.entropy, by sid
+        # their contribution, by sid: (entropy, entropy_hash), as a join would carry it
+        self._entropy: dict[int, tuple[str | None, str | None]] = {}
         self._wakeup = trio.Event()
         self._running = False
         self._tell_at = -math.inf  # the next refreshed queued not before this
@@ -142,7 +143,7 @@ class QueueDesk:
         if self.queue.add(entry) is not None:
             session.send(P.QueueLeft(reason="replaced"))
         self._sessions[session.sid] = session
-        self._entropy[session.sid] = msg.entropy
+        self._entropy[session.sid] = (msg.entropy, msg.entropy_hash)
         position, waiting = self.queue.position(session.sid)
         full = self._room() <= 0
         session.send(P.Queued(seats=msg.seats, position=position, waiting=waiting,
@@ -245,7 +246,7 @@ class QueueDesk:
         """Open ``formed``'s rated table with its bots, and seat its players as if each
         had joined (the last one to sit down starts the game)."""
         sessions = [self._sessions.pop(e.who) for e in formed.players]
-        entropy = [self._entropy.pop(e.who, None) for e in formed.players]
+        entropy = [self._entropy.pop(e.who, (None, None)) for e in formed.players]
         settings: TableSettings = formed.kind  # type: ignore[assignment]
         try:
             table = self.lobby.open_table(f"Ladder, {formed.seats} seats", settings,
@@ -263,5 +264,8 @@ class QueueDesk:
         log.info("ladder queue: table %s for %s%s", table.id,
                  ", ".join(s.name for s in sessions),
                  f" and {formed.bots} bot(s) ({formed.bot_level})" if formed.bots else "")
-        for session, contribution in zip(sessions, entropy):
-            self.lobby.enter(session, table, P.Join(table_id=table.id, entropy=contribution))
+        # a hash's reveal is asked for once the last seat is taken (game/reveals.py): each
+        # player is sent its seated, with the table's commitment, before that
+        for session, (plain, digest) in zip(sessions, entropy):
+            self.lobby.enter(session, table, P.Join(table_id=table.id, entropy=plain,
+                                                    entropy_hash=digest))

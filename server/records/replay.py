@@ -45,6 +45,7 @@ from nimmt.engine import (
     verify_deals,
 )
 from nimmt.engine.records import (
+    FairDealClaim,
     Narrator,
     Record,
     RecordError,
@@ -204,8 +205,22 @@ def _verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     claim = record.fair_deal
     assert claim is not None
     out.write(f"{label}: verified: the seed matches the commitment {claim.commitment} and "
-              f"all {deals} deals are the ones it gives with the players' contributions\n")
+              f"all {deals} deals are the ones it gives with the players' contributions"
+              f"{_reveals(claim)}\n")
     return 0
+
+
+def _reveals(claim: FairDealClaim) -> str:
+    """What ``verify`` says of the seats that committed to a hash (protocol 3)."""
+    if not claim.hashes:
+        return ""
+    revealed = [s for s, h in enumerate(claim.hashes) if h and s not in claim.withheld]
+    text = f"; {len(revealed)} reveal{'' if len(revealed) == 1 else 's'} match their hashes"
+    if claim.withheld:
+        seats = ", ".join(map(str, claim.withheld))
+        text += (f"; seat{'s' if len(claim.withheld) > 1 else ''} {seats} withheld "
+                 "its reveal (contributed nothing)")
+    return text
 
 
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
