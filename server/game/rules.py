@@ -6,8 +6,9 @@ seats are fixed and the game starts once the seats that sent a hash of their ent
 revealed it, or their time is up: docs/PROTOCOL.md, "Verifiable deals"; the wire
 shows it as waiting), ``playing``, ``over`` (a game ended: players may come, go and
 start again) or ``closed`` (it takes nothing more). An input is a request (by its
-protocol type) or one of the actor's own: ``disconnected``, ``reconnected`` (a member's connection), ``bot_decided`` (a
-strategy's answer). ``RULES[status, input]`` is what the status makes of it:
+protocol type) or one of the actor's own: ``disconnected``, ``reconnected`` (a
+member's connection), ``bot_decided`` (a strategy's answer). ``RULES[status,
+input]`` is what the status makes of it:
 
 * ``TAKEN``: carried out, unless the request itself is wrong (a seat taken, a card
   not in the hand, not the host...: the error then says that);
@@ -18,8 +19,9 @@ strategy's answer). ``RULES[status, input]`` is what the status makes of it:
 What moves the status: ``start`` (and a table filled when it starts by itself) from
 ``waiting`` or ``over`` to ``playing``, or to ``revealing`` when a seat's reveal is
 awaited, and from there to ``playing`` once the reveals are in or their time is up;
-the game's end to ``over``; everyone leaving a table that is not playing, nobody connected for ``abandon_after`` (``keep_finished``
-once over), a bug or the server's end to ``closed`` (``NEXT`` lists them).
+the game's end to ``over``; everyone leaving a table that is not playing, nobody
+connected for ``abandon_after`` (``keep_finished`` once over), a bug or the
+server's end to ``closed`` (``NEXT`` lists them).
 The match asks ``refusal`` where the status decides; tests/test_table_rules.py
 enumerates the table against a ``Match``.
 
