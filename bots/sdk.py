@@ -136,7 +136,8 @@ def play(decide: Any, address: str = "localhost", *, name: str = "python bot",
     queueing again after each game until ``games`` are played (0: until stopped);
     after ``fill_after`` seconds in the queue (None: never) the server fills the
     table with bots of ``bot_level``; it claims ``name`` as ``claim=True`` does.
-    Every seat taken carries 16 random bytes of entropy for the deals. Raises
+    Every seat taken adds 16 random bytes of entropy to the deals (their hash first,
+    the bytes once the seats are fixed: ``ClientConnection``). Raises
     ``nimmt.client.ClientError`` (one line for a person) if the server cannot be
     reached at the start.
     """

@@ -105,8 +105,8 @@ class BotSession:
 
     ``ladder``: queue for rated games instead (``queue``), leave each table when
     its game is over and queue again, until ``games`` games are played (0: until
-    stopped). Every ``join`` and ``queue`` carries 16 random bytes of entropy (added by
-    ``ClientConnection``).
+    stopped). Every ``join`` and ``queue`` adds 16 random bytes of entropy to the deals
+    (their hash, revealed when the server asks: ``ClientConnection``).
     """
 
     def __init__(self, conn: ClientConnection, player: Player, *, name: str, join: str | None,
