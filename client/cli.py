@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import getpass
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -112,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
                    "decision's time is up (default 0: none)")
     g.add_argument("--replay", metavar="FILE|GAME_ID",
                    help="watch a finished game step by step: a record file "
-                   "(nimmt-replay --export), or a game id with --db")
+                   "(nimmt-replay --export), or a game id of --db (default: the server's "
+                   "default database, as nimmt-replay reads it)")
     p.add_argument("--db", metavar="PATH",
                    help="the server's database: of --replay GAME_ID, and of the games the "
                    "lobby's history (H) lists (default: the server's default database)")
@@ -151,9 +153,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if not args.solo and (args.turn_time is not None or args.time_bank):
         p.error("--turn-time and --time-bank are for --solo (a shared table's times "
                 "are set on the new-table form)")
-    if args.replay is not None and args.replay.isdigit() and args.db is None:
-        p.error("--replay GAME_ID needs --db PATH (the server's database); "
-                "or give a record file")
+    if args.replay is not None and args.replay.isdigit() and args.db is None \
+            and not os.path.exists(args.replay):
+        args.db = ""  # a game id: of the server's default database, as nimmt-replay reads it
     return args
 
 

@@ -89,6 +89,10 @@ class ReplayPlayer:
         self.messages = list(messages)
         self.clock = clock
         ends = [i + 1 for i, m in enumerate(self.messages) if m.TYPE in STEP_ENDS]
+        # the round's rows come with its first turn: one step, or the title would say
+        # "turn 1" only at the next one
+        ends = [e + 1 if self.messages[e - 1].TYPE == "rows_dealt" and e < len(self.messages)
+                and self.messages[e].TYPE == "turn_started" else e for e in ends]
         if not ends or ends[-1] != len(self.messages):
             ends.append(len(self.messages))
         self.steps = ends
@@ -123,7 +127,8 @@ class ReplayPlayer:
     def round_step(self, delta: int) -> None:
         """The start of the next (``delta`` 1) or this/previous (-1) round's play."""
         starts = [k for k, end in enumerate(self.steps)
-                  if self.messages[end - 1].TYPE == "rows_dealt"]
+                  if "rows_dealt" in (self.messages[end - 1].TYPE,
+                                      self.messages[end - 2].TYPE if end > 1 else "")]
         if delta > 0:
             later = [k for k in starts if k > self.position]
             self.go(later[0] if later else len(self.steps) - 1)

@@ -69,11 +69,11 @@ def test_the_solo_clock_and_replay_options_say_what_goes_with_what(
     assert parse_args(["--db", "x.db"]).db == "x.db"  # the lobby's history (H) lists it
     for wrong, said in ((["--turn-time", "30"], "are for --solo"),
                         (["--solo", "--turn-time", "0"], "seconds from 1 to 3600"),
-                        (["--replay", "7"], "needs --db PATH"),
                         (["--replay", "a.json", "--solo"], "not allowed with")):
         with pytest.raises(SystemExit) as info:
             parse_args(wrong)
         assert info.value.code == 2 and said in capsys.readouterr().err
+    assert parse_args(["--replay", "7"]).db == ""  # the server's default database
     assert main(["--replay", "/nonexistent/game.json"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("nimmt-client: cannot replay /nonexistent/game.json: ")
@@ -285,3 +285,13 @@ def test_the_history_of_a_database_that_is_not_there_says_so(tmp_path) -> None:
     with pytest.raises(HistoryError) as info:
         load_history(str(tmp_path / "none.db"))
     assert f"there is no database at {tmp_path / 'none.db'}" in str(info.value)
+
+
+def test_a_replay_by_game_id_alone_reads_the_server_s_default_database(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert main(["--replay", "7"]) == 1  # as nimmt-replay spectator 7 would: none there yet
+    err = capsys.readouterr().err
+    assert err.startswith(f"nimmt-client: cannot replay 7: nimmt-replay: there is no database "
+                          f"at {tmp_path / 'nimmt' / 'nimmt.db'} (the server's default "
+                          "database"), err

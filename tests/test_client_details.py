@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 
 from prompt_toolkit.data_structures import Size
+from storage_helpers import play_game
 from prompt_toolkit.utils import get_cwidth
 from test_client_model import feed, play_turn, seated_game, texts
 from test_client_support import Clock, seat, table, welcome
@@ -20,11 +21,14 @@ from test_client_watch import controller
 
 from nimmt import protocol as P
 from nimmt.client import LinkLost, LinkRestored, TableModel
+from nimmt.client.replay import ReplayPlayer
 from nimmt.client.tui import board, render, sheets
 from nimmt.client.tui.board import rows_panel as board_panel
 from nimmt.client.tui.controller import Controller
 from nimmt.client.tui.layout import PLAYERS_ASIDE_WIDTH, Screen
 from nimmt.client.tui.state import FORM_FIELDS
+from nimmt.engine import Options, record_from_game
+from nimmt.server.records.replay import spectator_messages
 
 NAMES = ["Ann", "Bob", "Cat", "Dan"]
 
@@ -269,3 +273,18 @@ def test_q_s_form_says_rated_yes_unchangeably_and_its_hint_goes_once_queued() ->
         assert text_of(render.form_panel(h.c, 78)).splitlines()[rated_at].split() == [
             "▶", "Rated", "◀", "yes", "▶"]
     ui_test(script)
+
+
+# ------------------------------------------------------------------ replays
+def test_a_replay_claims_no_clock_and_its_first_step_is_the_first_turn() -> None:
+    game, _ = play_game(Options(players=3, rounds=1), 5)
+    record = record_from_game(game, seats=["Ann", "Bob", "Cat"])
+    player = ReplayPlayer(spectator_messages(record, "t7", "Friday"))
+    c = controller(player.model)
+    c.replay = player
+    first = text_of(render.title_bar(c, 120))
+    assert first == " nimmt  replay of “Friday” · 66 pts · 1 round · round 1 · turn 1/10"
+    assert player.model.rows and player.model.turn == 1  # the rows and the turn: one step
+    player.step(+1)  # the cards revealed: the title stays
+    c.model = player.model
+    assert text_of(render.title_bar(c, 120)) == first

@@ -274,8 +274,9 @@ def test_a_replay_steps_forwards_and_back_to_the_same_board() -> None:
 def test_a_replay_jumps_round_by_round_to_each_rows_dealt() -> None:
     _, record = _record(Options(players=3, rounds=2))
     player = ReplayPlayer(spectator_messages(record))
+    # (a round's rows and its first turn_started are one step)
     dealt = [k for k, end in enumerate(player.steps)
-             if player.messages[end - 1].TYPE == "rows_dealt"]
+             if [m.TYPE for m in player.messages[end - 2:end]] == ["rows_dealt", "turn_started"]]
     assert len(dealt) == 2
     assert player.position == dealt[0]  # a replay opens on round 1's rows
     first_rows = [list(r) for r in player.model.rows]

@@ -78,7 +78,7 @@ def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
             if m.watching:
                 out.append(("class:title.watch", " · watching"))
         rules = rules_words(m.table.options)
-        if m.untimed:
+        if m.untimed and c.replay is None:  # (a record keeps no times: a replay has none)
             rules.append("untimed")
         if short:
             rules = [w.replace(" pts", "").replace(" rounds", "r").replace(" round", "r")
