@@ -57,7 +57,8 @@ class ScriptedConnection:
 
     address = "127.0.0.1:9"
 
-    def __init__(self, clock: FakeClock, answers: list[BaseException | wire.Welcome]) -> None:
+    def __init__(self, clock: FakeClock, answers: list[BaseException | wire.Welcome],
+                 batches: list[list[wire.Message]] | None = None) -> None:
         self.clock = clock
         self.answers = answers
         self.attempts: list[tuple[float, float | None]] = []  # (when, within)
@@ -65,7 +66,8 @@ class ScriptedConnection:
         self.handshake_errors: list[wire.Error] = []
         self.closed = False
         self.sent: list[wire.Message] = []
-        self._goodbyes = [SHUTDOWN, wire.Goodbye(reason="quit", message="bye")]
+        # what each call of events() yields, in turn
+        self.batches = batches or [[SHUTDOWN], [wire.Goodbye(reason="quit", message="bye")]]
 
     async def send(self, message: wire.Message) -> int:
         self.sent.append(message)
@@ -73,7 +75,8 @@ class ScriptedConnection:
 
     async def events(self) -> AsyncIterator[wire.Message]:
         self.closed = False
-        yield self._goodbyes.pop(0)
+        for message in self.batches.pop(0):
+            yield message
         self.closed = True
 
     async def reconnect(self, *, within: float | None = None) -> wire.Welcome:
@@ -91,13 +94,16 @@ class ScriptedConnection:
 
 
 def run_bot(monkeypatch: pytest.MonkeyPatch, answers: list[BaseException | wire.Welcome],
-            reconnect_for: float) -> tuple[BotSession, ScriptedConnection, FakeClock]:
+            reconnect_for: float, batches: list[list[wire.Message]] | None = None,
+            errors: list[wire.Error] | None = None, join: str | None = "t1",
+            ) -> tuple[BotSession, ScriptedConnection, FakeClock]:
     clock = FakeClock()
     monkeypatch.setattr(bot_session, "_clock", clock.clock)
     monkeypatch.setattr(bot_session, "_sleep", clock.sleep)
-    conn = ScriptedConnection(clock, answers)
+    conn = ScriptedConnection(clock, answers, batches)
+    conn.handshake_errors = errors or []
     bot = BotSession(conn, as_player(lambda view: view.legal[0]), name="Rob",  # type: ignore[arg-type]
-                     join="t1", create=None, add_bots=0, games=1, table_wait=0,
+                     join=join, create=None, add_bots=0, games=1, table_wait=0,
                      reconnect_for=reconnect_for)
     asyncio.run(asyncio.wait_for(bot.run(), 10))
     return bot, conn, clock
@@ -176,6 +182,61 @@ def test_a_good_attempt_ends_the_waits_and_the_bot_takes_its_seat_again(monkeypa
     assert bot.result.reconnects == 1 and bot.result.rejoins == 1
     joins = [m for m in conn.sent if isinstance(m, wire.Join)]
     assert [j.table_id for j in joins] == ["t1", "t1"]  # at the start, and again
+
+
+def test_a_session_the_server_forgot_says_why_and_takes_its_seat_again(monkeypatch):
+    forgot = wire.Error(code="bad_token", request="hello", field="token",
+                        message="unknown or expired session token: here is a new session")
+    bot, conn, clock = run_bot(monkeypatch, [welcome(resumed=False)], reconnect_for=300,
+                               errors=[forgot])
+    assert bot.result.errors == ["bad_token: unknown or expired session token: here is a "
+                                 "new session"]
+    assert bot.result.rejoins == 1 and bot.result.reconnects == 1
+
+
+def test_a_link_the_library_could_not_resume_is_tried_again_on_the_schedule(monkeypatch):
+    gave_up = ConnectionLost("lost the connection to 127.0.0.1:9 and could not get it back "
+                             "(refused)", resumable=False)
+
+    class Raising(ScriptedConnection):
+        async def events(self) -> AsyncIterator[wire.Message]:
+            if self.batches[0] == ["raise"]:
+                self.batches.pop(0)
+                raise gave_up
+            async for message in super().events():
+                yield message
+
+    clock = FakeClock()
+    monkeypatch.setattr(bot_session, "_clock", clock.clock)
+    monkeypatch.setattr(bot_session, "_sleep", clock.sleep)
+    conn = Raising(clock, [lost(), welcome()], [["raise"], [wire.Goodbye(reason="quit")]])  # type: ignore[list-item]
+    bot = BotSession(conn, as_player(lambda view: view.legal[0]), name="Rob",  # type: ignore[arg-type]
+                     join="t1", create=None, add_bots=0, games=1, reconnect_for=300)
+    asyncio.run(asyncio.wait_for(bot.run(), 10))
+    assert clock.sleeps == [0.25, 0.5] and bot.result.reconnects == 1
+    assert bot.result.stopped == "the server closed the connection: quit"
+
+
+def _table(table_id: str, status: str, seated: int, seats: int = 3) -> wire.TableInfo:
+    sitter = wire.SeatInfo(name="Ann", kind="human", connected=True, total=0, penalties=0)
+    return wire.TableInfo(table_id=table_id, name="", options=wire.TableOptions(seats=seats),
+                          seats=(sitter,) * seated + (None,) * (seats - seated), host=0,
+                          status=status, spectators=0)
+
+
+def test_a_bot_told_no_table_joins_the_first_waiting_one_with_a_free_seat(monkeypatch):
+    tables = wire.TableList(tables=(_table("t1", "playing", 2), _table("t2", "waiting", 3),
+                                    _table("t3", "waiting", 1), _table("t4", "waiting", 2)))
+    bot, conn, _ = run_bot(monkeypatch, [], reconnect_for=0, join=None,
+                           batches=[[tables, wire.Goodbye(reason="quit")]])
+    assert [type(m).__name__ for m in conn.sent] == ["ListTables", "Join"]
+    assert conn.sent[1].table_id == "t3"  # type: ignore[attr-defined]
+    # none waiting with a free seat: it creates its own
+    full = wire.TableList(tables=(_table("t1", "playing", 2), _table("t2", "waiting", 3)))
+    bot, conn, _ = run_bot(monkeypatch, [], reconnect_for=0, join=None,
+                           batches=[[full, wire.Goodbye(reason="quit")]])
+    assert [type(m).__name__ for m in conn.sent] == ["ListTables", "CreateTable"]
+    assert conn.sent[1].name == "Rob's table"  # type: ignore[attr-defined]
 
 
 # --- against a real server that refuses the resume ------------------------------------------

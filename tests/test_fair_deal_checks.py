@@ -76,3 +76,66 @@ def test_a_draft_round_checks_its_rows_against_the_cards_nobody_picked():
     check_deal(draft, 1, FAIR, Deal(rows=want.rows), picked)
     with pytest.raises(UnfairDeal, match="round 1: the rows"):
         check_deal(draft, 1, FAIR, Deal(rows=want.rows))  # the picks change the rows
+
+
+# --- the draw (docs/PROTOCOL.md: a word at or above the largest multiple of the bound
+# below 2**32 is drawn again) ---------------------------------------------------------------
+
+
+def test_a_word_in_the_last_partial_multiple_is_drawn_again():
+    from nimmt.engine.fair_deal import _uniform
+
+    limit = 4294967248  # the largest multiple of 104 below 2**32 (the document's figure)
+    assert _uniform(iter([limit - 1, 7]), 104) == (limit - 1) % 104 == 103
+    assert _uniform(iter([limit, 7]), 104) == 7  # the first rejected word
+    assert _uniform(iter([2**32 - 1, limit + 50, 45010773]), 104) == 93  # the worked example's j
+    assert _uniform(iter([2**32 - 1, 2**32 - 2, 5]), 2) == 1  # 2**32 is a multiple of 2
+
+
+# --- a seat's reveal against the hash it committed to (protocol 3) ------------------------
+
+
+def _sha(data: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(data).digest()
+
+
+def test_reveals_that_match_their_hashes_pass_and_a_withheld_seat_contributes_nothing():
+    FairDeal(bytes(32), (b"ann", b"", b"cy"), hashes=(_sha(b"ann"), _sha(b"x"), b""),
+             withheld=(1,)).check_reveals()
+    # a seat that sent no hash may still have contributed in the clear
+    FairDeal(bytes(32), (b"", b"bob"), hashes=(b"", _sha(b"bob"))).check_reveals()
+    FairDeal(bytes(32), (b"ann", b"bob")).check_reveals()  # nobody hashed
+
+
+def test_each_wrong_reveal_is_refused_with_its_seat():
+    def refused(fair: FairDeal) -> str:
+        with pytest.raises(UnfairDeal) as error:
+            fair.check_reveals()
+        return str(error.value)
+
+    assert refused(FairDeal(bytes(32), (b"", b"bob"), hashes=(b"", _sha(b"BOB")))) == (
+        f"seat 1's contribution does not match its hash: its SHA-256 is {_sha(b'bob').hex()}, "
+        f"the hash sent {_sha(b'BOB').hex()}")
+    long = _sha(b"bob") + b"\x00"
+    assert refused(FairDeal(bytes(32), (b"bob",), hashes=(long,))) == (
+        "seat 0's hash is 33 bytes, not 32")
+    assert refused(FairDeal(bytes(32), (b"bob",), hashes=(long[:31],))) == (
+        "seat 0's hash is 31 bytes, not 32")
+    assert refused(FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), b""), withheld=(1,))) == (
+        "seat 1 withheld a reveal it never committed to (it sent no hash)")
+    assert refused(FairDeal(bytes(32), (b"",), withheld=(0,))) == (
+        "seat 0 withheld a reveal it never committed to (it sent no hash)")
+    assert refused(FairDeal(bytes(32), (b"", b"late"), hashes=(b"", _sha(b"late")),
+                            withheld=(1,))) == (
+        "seat 1 withheld its reveal, yet its contribution is 6c617465, not empty")
+
+
+def test_hashes_for_every_seat_and_withheld_seats_in_order():
+    with pytest.raises(UnfairDeal, match=r"^1 hashes for 2 seats$"):
+        FairDeal(bytes(32), (b"", b""), hashes=(_sha(b""),))
+    with pytest.raises(UnfairDeal, match=r"^withheld seats in ascending order, once each: \(1, 0\)$"):
+        FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(1, 0))
+    with pytest.raises(UnfairDeal, match=r"once each: \(1, 1\)$"):
+        FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(1, 1))
