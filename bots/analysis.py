@@ -82,7 +82,7 @@ DEFAULT_SAMPLES = 300
 #: The loss of the choice made is refined to this half-width (95%), bullheads ...
 PRECISION = 0.25
 #: ... on at most this many times the first deals (then its interval is wider).
-REFINE = 15
+REFINE = 20
 
 #: Half-width of a 95% interval, in standard errors.
 Z95 = 1.96

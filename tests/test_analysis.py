@@ -4,7 +4,9 @@ and ``nimmt-replay analyse`` (its JSON and its text)."""
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,8 +72,8 @@ def test_hindsight_is_what_the_engine_gave_and_the_swap_with_the_real_cards() ->
     assert seat.rounds[0].bullheads == 2
 
 
-def _played(seed: int) -> Record:
-    game = Game(Options(players=4, rounds=2), seed=seed)
+def _played(seed: int, rounds: int = 2) -> Record:
+    game = Game(Options(players=4, rounds=rounds), seed=seed)
     bots = [HeuristicStrategy(), RandomStrategy(seed), HeuristicStrategy(), RandomStrategy(9)]
     while not game.is_over:
         for s in sorted(game.pending.seats):
@@ -117,12 +119,12 @@ def test_marks_begin_at_their_thresholds(loss: float, expected: str | None) -> N
 
 
 def test_the_same_samples_and_seed_give_the_same_analysis() -> None:
-    record = _played(6)
-    one = json.dumps(analysis_json(analyse(record, samples=30, seed=5)))
-    assert json.dumps(analysis_json(analyse(record, samples=30, seed=5))) == one
-    assert json.dumps(analysis_json(analyse(record, samples=30, seed=6))) != one
+    record = _played(6, rounds=1)
+    one = json.dumps(analysis_json(analyse(record, samples=10, seed=5)))
+    assert json.dumps(analysis_json(analyse(record, samples=10, seed=5))) == one
+    assert json.dumps(analysis_json(analyse(record, samples=10, seed=6))) != one
     # a seat's analysis does not depend on which other seats are analysed
-    alone = analysis_json(analyse(record, seats=[2], samples=30, seed=5))["seats"]
+    alone = analysis_json(analyse(record, seats=[2], samples=10, seed=5))["seats"]
     assert alone == [s for s in json.loads(one)["seats"] if s["seat"] == 2]
 
 
@@ -185,3 +187,24 @@ def test_the_commands_text_on_the_worked_example(capsys) -> None:
 def test_a_seat_that_is_not_at_the_table(capsys) -> None:
     assert _run(capsys, "analyse", str(WORKED), "--seat", "4") == (
         2, "", f"nimmt-replay: {WORKED}: --seat 4: the seats are 0 to 3\n")
+
+
+def test_seats_in_two_processes_give_the_same_analysis(capsys) -> None:
+    one = _run(capsys, "analyse", str(WORKED), "--json", "--samples", "30", "--jobs", "1")
+    two = _run(capsys, "analyse", str(WORKED), "--json", "--samples", "30", "--jobs", "2")
+    assert one == two and one[0] == 0
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("argv", "total"), [(["--seat", "0"], 4), (["--jobs", "2"], 13)])
+def test_a_progress_bar_on_a_terminal_ends_full(monkeypatch, capsys, argv, total) -> None:
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert replay_main(["analyse", str(WORKED), "--samples", "10", *argv]) == 0
+    capsys.readouterr()
+    assert err.getvalue().startswith("\ranalysing [")
+    assert err.getvalue().endswith(f"\ranalysing [{'#' * 30}] {total}/{total} decisions\n")

@@ -156,7 +156,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         "analyse", prog=f"{PROG} analyse",
         description="For each decision of a seat: every legal choice's expected bullheads to "
         "the end of the round, from that seat's view at the time (the search bot's sampled "
-        "deals, a fixed count: reproducible), with a 95%% interval; the choice made, its loss "
+        "deals, a fixed count: reproducible), with a 95% interval; the choice made, its loss "
         "against the best, a mark (inaccuracy, mistake, blunder); per round the decision that "
         "cost most, and in hindsight what the cards really cost. docs/ANALYSIS.md explains "
         "the numbers.",
@@ -173,6 +173,9 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
                          "more: narrower intervals, slower)")
     analyse.add_argument("--seed", type=int, default=0, help="the deals' seed (default 0)")
     analyse.add_argument("--json", action="store_true", help="one JSON object (docs/ANALYSIS.md)")
+    analyse.add_argument("--jobs", type=int, metavar="N",
+                         help="analyse seats in N processes at once (default: one a core; "
+                         "the same result whatever N)")
     return top, {mode: sub.choices[mode] for mode in MODES}
 
 
