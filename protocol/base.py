@@ -30,6 +30,7 @@ __all__ = [
     "decode_with",
     "MAX_SAFE_INT",
     "downgrade",
+    "drop_newer_nils",
     "newer_field",
 ]
 
@@ -179,7 +180,7 @@ def _find_newer(cls: type[Struct], data: dict[Any, Any], version: int) -> str | 
         if name not in data:
             continue
         if since > version:
-            if data[name] == default:  # e.g. a nil some encoders write: means nothing
+            if data[name] is None or data[name] == default:  # a nil: means nothing
                 continue
             return name
         if nested is None:
@@ -209,6 +210,31 @@ def _nested_maps(cls: type[Struct], name: str, value: Any) -> list[tuple[type[St
 
     walk(kind, value, "")
     return out
+
+
+def drop_newer_nils(data: dict[Any, Any], version: int) -> bool:
+    """Remove from the received map ``data`` (in place) every field, nested ones
+    included, that protocol ``version`` does not have and that holds nil: a nil there
+    says nothing (docs/PROTOCOL.md), even where the later version takes no nil (a
+    version 1 client's ``options.rated: nil``). Whether one was removed."""
+    tag = data.get("type")
+    cls = REGISTRY.get(tag) if type(tag) is str else None
+    return cls is not None and _drop_nils(cls, data, version)
+
+
+def _drop_nils(cls: type[Struct], data: dict[Any, Any], version: int) -> bool:
+    dropped = False
+    for name, since, nested, _ in cls._NEWER:
+        if name not in data:
+            continue
+        if since > version:
+            if data[name] is None:
+                del data[name]
+                dropped = True
+        elif nested is not None:
+            for sub, (_, value) in _nested_maps(cls, name, data[name]):
+                dropped = _drop_nils(sub, value, version) or dropped
+    return dropped
 
 
 def newer_field(msg_type: type[Message], data: dict[Any, Any], version: int) -> str | None:

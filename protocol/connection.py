@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .base import Message, downgrade, newer_field
+from .base import Message, decode_message, downgrade, drop_newer_nils, newer_field
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from .framing import CONNECTION_CLOSED, FrameDecoder, Sentinel, encode_body, restamp_frame
 from .states import BY_STATE, ConnState, Role
@@ -116,7 +116,12 @@ class Connection:
                 return body  # type: ignore[return-value]
             if self._state is _CLOSED:
                 continue
-            msg = dec.decode_body(body)
+            try:
+                msg = dec.decode_body(body)
+            except RemoteProtocolError as e:
+                if self.version >= PROTOCOL_VERSION or e.fatal:
+                    raise
+                msg = self._decode_without_newer_nils(body, e)
             if msg.TYPE == "hello":
                 self.version = msg.protocol  # type: ignore[attr-defined]
             if self.our_role is CLIENT:
@@ -145,6 +150,14 @@ class Connection:
             if new is not self._state:
                 self._set_state(new)
             return msg
+
+    def _decode_without_newer_nils(self, body: bytes, error: RemoteProtocolError) -> Message:
+        """``body`` decoded without the nils of fields this connection's version does
+        not have (tolerated, docs/PROTOCOL.md), or ``error`` if it had none."""
+        data = self._decoder._body.unpack(body)
+        if type(data) is not dict or not drop_newer_nils(data, self.version):
+            raise error
+        return decode_message(data, self.their_role)
 
     def _refuse_newer(self, msg: Message, body: bytes) -> None:
         field = newer_field(type(msg), self._decoder._body.unpack(body), self.version)

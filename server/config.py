@@ -200,6 +200,8 @@ class ServerConfig:
     resume_burst: int = 10  # ... and at once (a hello with its token beyond: rate_limited)
     tables_per_session: int = 2  # open tables one session created
     tables_per_address: int = 64  # open tables created from one address
+    claim_burst: int = 20  # names one address may claim at once (hello.key) ...
+    claim_interval: float = 60.0  # ... then one every this many seconds
     ladder_step_delay: float = 0.25  # the pause a step adds to a ladder table's turn (docs/SERVER.md)
     max_spectators: int = 100  # spectators at one table; one more watch: error table_full
     max_frame_size: int = 65536  # bytes of one frame's body; a larger frame: dropped
@@ -262,6 +264,10 @@ class ServerConfig:
             raise ConfigError("flood_cooldown_max must be flood_cooldown to 3600 seconds")
         if not 0.0 <= self.flood_address_cooldown <= 60.0:
             raise ConfigError("flood_address_cooldown must be 0 (no wait) to 60 seconds")
+        if not 1 <= self.claim_burst <= 100_000:
+            raise ConfigError("claim_burst must be 1 to 100000 names")
+        if not 0.001 <= self.claim_interval <= 86400.0:
+            raise ConfigError("claim_interval must be 0.001 to 86400 seconds")
         if not 0.001 <= self.resume_rate <= 1000.0:
             raise ConfigError("resume_rate must be 0.001 to 1000 resumes a second")
         if not 1 <= self.resume_burst <= 1000:

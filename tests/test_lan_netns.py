@@ -121,8 +121,9 @@ def test_a_client_and_a_bot_find_the_server_without_an_address(lan: Lan, tmp_pat
             "nimmt-client: connected, but this is a full-screen program: run it in a terminal"]
         # nimmt-bot --find joins it and plays a game
         bot = lan.run("client", python("-m", "nimmt.bots.runner", "--find", "--create",
-                                       "--seats", "2", "--add-bots", "1", "--step-delay", "0",
-                                       "--name", "Robo"), timeout=40)
+                                       "--seats", "2", "--add-bots", "1", "--bot-level", "easy",
+                                       "--rounds", "1", "--step-delay", "0", "--name", "Robo"),
+                      timeout=40)
         assert bot.returncode == 0, bot.stderr
         assert bot.stderr.startswith(f"nimmt-bot: found Ann's party  {where}")
         assert bot.stdout.startswith("game 1: place ")
@@ -194,19 +195,24 @@ end = time.monotonic() + float(sys.argv[2])
 while time.monotonic() < end:
     for packet in packets:
         sock.sendto(packet, ("224.0.0.251", 5353))
-    time.sleep(0.3)
+    time.sleep(1.0)
 """
 
 
 def test_a_flood_of_fake_announcements_neither_crashes_the_client_nor_hides_the_server(
         lan: Lan) -> None:
+    """10,000 fake services a second (2,000 packets): a fifth look good (4 are listed:
+    they share an address), the others lie (a port of 0, a name of control characters,
+    an oversized TXT record, a loopback address). A flood much denser than that can
+    keep the client's CPU busy enough that the server's answer is dropped: multicast
+    DNS has no defence against that, and nimmt adds none."""
     with server_in(lan, "--name", "Zed's party") as server:
         server.wait_logged("announced on the LAN")
         flood = lan.popen("server", python("-c", FLOOD, SERVER_ADDRESS, "6"),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             assert flood.stdout is not None
-            assert int(flood.stdout.readline()) > 100  # packets a round
+            assert int(flood.stdout.readline()) == 2000  # packets a round, a round a second
             began = time.monotonic()
             found = lan.run("client", python("-m", "nimmt.client", "--find"))
             took = time.monotonic() - began

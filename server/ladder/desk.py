@@ -27,6 +27,7 @@ from typing import Final
 from nimmt import protocol as P
 
 from .claims import Claim, ClaimBook, Verdict, name_key
+from .names import skeleton
 from .ratings import Ladder, bot_name, ordinal
 from ..storage import AsyncStore
 from ..storage.ladder import (
@@ -130,6 +131,9 @@ class LadderDesk:
         self._keys: dict[str, tuple[float, int, str]] = {}  # rated name -> its key
         self._names: dict[str, str] = {}  # name_key -> the rated name
         self._ordinals: dict[str, float] = {}  # rated name -> its rating (unrounded)
+        #: claims counted in memory whose write is not known to be on disk (storage
+        #: failed), by the claimed name's skeleton
+        self._unsaved: dict[str, Claim] = {}
 
     async def load(self, store: AsyncStore) -> None:
         """Bring back the claims and ratings kept in ``store`` (and keep new ones there)."""
@@ -157,12 +161,32 @@ class LadderDesk:
             log.info("ladder: the name %r is claimed", verdict.new.name)
         return verdict
 
-    async def keep_claim(self, claim: Claim) -> None:
-        """Write a new claim to the database (no wait without one): a welcome that says
-        ``claimed`` is sent only after this, so a ``kill -9`` cannot take it back."""
-        if self.store is not None:
-            stored = StoredClaim(claim.name, claim.salt, claim.digest, claim.at)
-            await self.store.ladder_write(lambda db: save_claim(db, name_key(claim.name), stored))
+    def unsaved(self, name: str) -> Claim | None:
+        """The claim of ``name`` if it is counted but not known to be on disk."""
+        return self._unsaved.get(skeleton(name)) if self._unsaved else None
+
+    async def keep_claim(self, claim: Claim) -> bool:
+        """Write a claim to the database (no wait without one): whether it is on disk.
+        A welcome that says ``claimed`` is sent only after this said True, so a
+        ``kill -9`` cannot take it back. While storage fails the claim stays counted
+        in memory (nobody else may claim the name, the key holder is welcomed as
+        claimed once a later try of this write succeeds); the write is handed in
+        again at each try (it is the same row: ``INSERT OR REPLACE``)."""
+        store = self.store
+        if store is None:
+            return True
+        stored = StoredClaim(claim.name, claim.salt, claim.digest, claim.at)
+        write = store.writes().ladder_write(
+            lambda db: save_claim(db, name_key(claim.name), stored))
+        await store.written(write)
+        key = skeleton(claim.name)
+        if write is not None and write.done:
+            self._unsaved.pop(key, None)
+            return True
+        self._unsaved[key] = claim
+        log.warning("ladder: the claim of %r is not on disk (storage fails): its client is "
+                    "welcomed as not claimed", claim.name)
+        return False
 
     def rate(self, names: Sequence[str], places: Sequence[int], kinds: Sequence[str],
              strategies: Sequence[str | None]) -> list[RatingChange]:

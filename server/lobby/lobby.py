@@ -19,6 +19,7 @@ from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
 from ..config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
+from ..ladder.claims import name_key
 from ..ladder.desk import LadderDesk
 from .seating import QueueDesk
 from ..sessions.limits import AddressMeters, TokenBucket
@@ -44,6 +45,9 @@ REFUSED_BY_TABLE = "refused by the table"
 UNCLAIMED_AT_RATED = ("this table is rated: only players who claimed their name may sit "
                       "(connect with protocol 2 and a key: hello.key); watch it, or play "
                       "at a table that is not rated")
+NAME_SEATED = ("{!r} has a seat at this table already, from another session: a name holds "
+               "one seat (play from that session: resume it with its token, or leave there "
+               "first)")
 
 
 class Lobby(Greeter):
@@ -60,11 +64,17 @@ class Lobby(Greeter):
         self._expiry: deque[tuple[float, Session]] = deque()
         self._table_ids = 0
         self._table_id_prefix = table_id_prefix()
-        #: who created each table still open: its session and address (stale entries
-        #: are pruned by ``_created_by``)
-        self._creators: dict[str, tuple[Session, str | None]] = {}
+        #: who caused each table still open: the sessions and addresses it counts
+        #: against (its creator; every player of a ladder table) (stale entries are
+        #: pruned by ``_creation_refused``)
+        self._creators: dict[str, list[tuple[Session | None, str | None]]] = {}
+        #: sessions of claimed names on their way to a seat (``join``, ``create_table``),
+        #: by sid: with the seats, what ``_name_seated`` looks at
+        self._sitting_down: dict[int, tuple[Session, Table]] = {}
         #: the chat meter every session of one address shares
         self._address_chat = AddressMeters(config.chat_address_rate, config.chat_address_burst)
+        #: the claim meter of each address (``hello.key`` for a new name)
+        self._address_claims = AddressMeters(1.0 / config.claim_interval, config.claim_burst)
         self._session_ids = 0
         self.bot_table: Table | None = None
         self.shutting_down = False
@@ -366,6 +376,10 @@ class Lobby(Greeter):
             return None if table.request(session, msg) else REFUSED_BY_TABLE
         if session.table is not None:  # at a table, or on the way to one
             return self._refuse_entry(session, msg, "you are already at a table: leave it first")
+        if isinstance(msg, (P.Join, P.CreateTable)) and session.claimed:
+            if self._name_seated(session, table):
+                return self._refuse_entry(session, msg, NAME_SEATED.format(session.name))
+            self._sitting_down[session.sid] = (session, table)
         session.table = table
         self._in_lobby.discard(session)
         if table.request(session, msg):
@@ -373,6 +387,21 @@ class Lobby(Greeter):
         session.table = None
         self.after_leave(session)
         return REFUSED_BY_TABLE
+
+    def _name_seated(self, session: Session, table: Table) -> bool:
+        """Whether another session of ``session``'s claimed name has a seat at ``table``
+        or is on its way to one (a name is one player: two of its seats would make
+        the second "Ann (2)", unclaimed, and the game unrated)."""
+        key = name_key(session.name)
+        for seat in table.seats:
+            if seat is not None and not seat.builtin and name_key(seat.name) == key:
+                return True
+        for sid, (other, where) in list(self._sitting_down.items()):
+            if other.table is not where or other.seat is not None:
+                del self._sitting_down[sid]  # seated (the seats say so), or gone
+            elif where is table and other is not session and name_key(other.name) == key:
+                return True
+        return False
 
     def _refuse_entry(self, session: Session, msg: P.Message, why: str) -> str:
         session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id, message=why))
@@ -408,38 +437,46 @@ class Lobby(Greeter):
             return
         name = msg.name or f"{session.name}'s table"
         table = self.open_table(name[:40], settings)
-        self._creators[table.id] = (session, address)
+        self._creators[table.id] = [(session, address)]
         log.info("session %s (%s) creates table %s", session.sid, session.name, table.id)
         self.enter(session, table, msg)
 
-    def creation_refused(self, session: Session) -> str:
+    def creation_refused(self, session: Session, *, by_session: bool = True) -> str:
         """Why no more tables may be opened for ``session`` ("": they may); see
-        ``_creation_refused``."""
-        return self._creation_refused(session, _address(session))
+        ``_creation_refused`` (``by_session`` False: its address's cap only)."""
+        return self._creation_refused(session, _address(session), by_session)
 
-    def created_for(self, table: Table, session: Session) -> None:
-        """``table`` counts as one ``session`` created (the ladder queue's tables filled
-        with bots for it): against ``tables_per_session`` and ``tables_per_address``."""
-        self._creators[table.id] = (session, _address(session))
+    def created_for(self, table: Table, session: Session, *, filled: bool) -> None:
+        """``table`` counts as one ``session``'s address caused (a ladder queue's table,
+        for each of its players: ``tables_per_address``), and as one ``session``
+        created if it was ``filled`` with bots for it (``tables_per_session`` too)."""
+        self._creators.setdefault(table.id, []).append(
+            (session if filled else None, _address(session)))
 
-    def _creation_refused(self, session: Session, address: str | None) -> str:
-        """Why ``session`` (from ``address``) may not create one more table ("": it may):
-        one client must not take every table of the server."""
+    def _creation_refused(self, session: Session, address: str | None,
+                          by_session_too: bool = True) -> str:
+        """Why ``session`` (from ``address``) may not cause one more table ("": it may):
+        one client must not take every table of the server. A table counts once
+        against each session and address that caused it, and each ladder queue entry
+        of another session from ``address`` as a table to come."""
         by_session = by_address = 0
-        for table_id, (creator, where) in list(self._creators.items()):
+        for table_id, creators in list(self._creators.items()):
             table = self.tables.get(table_id)
             if table is None or table.closed:
                 del self._creators[table_id]
                 continue
-            by_session += creator is session
-            by_address += address is not None and where == address
+            by_session += any(creator is session for creator, _ in creators)
+            by_address += address is not None and any(where == address for _, where in creators)
+        queued = self.ladder_queue.queued_from(address, session) if address is not None else 0
         config = self.config
-        if by_session >= config.tables_per_session:
+        if by_session_too and by_session >= config.tables_per_session:
             return (f"you created {by_session} tables that are still open (at most "
                     f"{config.tables_per_session}): join one, or wait until one closes")
-        if by_address >= config.tables_per_address:
-            return (f"{by_address} tables created from your address are still open (at most "
-                    f"{config.tables_per_address})")
+        if by_address + queued >= config.tables_per_address:
+            waiting = f" and {queued} of its players wait in the ladder queue" if queued else ""
+            return (f"{by_address} tables caused from your address are open{waiting} (at most "
+                    f"{config.tables_per_address} in all, ladder tables included): join a "
+                    "table, or wait until one closes")
         return ""
 
     def _chat(self, session: Session, msg: P.Chat) -> None:

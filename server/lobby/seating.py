@@ -13,9 +13,12 @@ Decided here (docs/PROTOCOL.md, "The ladder queue"):
   then ``queued``): the player moves to the end of the new kind's line;
 * one entry per name: a name is one rating, so a claimed name queued from one
   connection cannot queue from another at the same time;
-* a table filled with bots for an entry counts as a table its player created
-  (``tables_per_session``, ``tables_per_address``): a ``queue`` with a
-  ``fill_after`` is refused while they have that many open;
+* every ladder table counts as a table caused from each of its players' addresses
+  (``tables_per_address``), filled with bots or not, and each entry waiting as a
+  table to come from its address; a table filled with bots for an entry also
+  counts as one its player created (``tables_per_session``): a ``queue`` is
+  refused while its player or address has that many (else a few addresses
+  queueing against each other took every table of the server);
 * a server at ``max_tables`` keeps the queue waiting (``queued.server_full``
   says so) and forms the next table when one closes;
 * a queue entry belongs to the connection that made it: a dropped connection,
@@ -72,8 +75,9 @@ class LobbyTables(Protocol):
                    autostart: bool = False, bots: int = 0, seed: int | None = None,
                    bot_level: str | None = None) -> Any: ...
     def enter(self, session: Session, table: Any, msg: P.Message) -> str | None: ...
-    def creation_refused(self, session: Session) -> str: ...
-    def created_for(self, table: Any, session: Session) -> None: ...
+    def creation_refused(self, session: Session, *, by_session: bool = True) -> str: ...
+    def queued_from(self, address: str, session: Session) -> int: ...
+    def created_for(self, table: Any, session: Session, *, filled: bool) -> None: ...
 
 
 class QueueDesk:
@@ -128,18 +132,22 @@ class QueueDesk:
         now = trio.current_time()
         entry = Entry(session.sid, name_key(session.name), settings, msg.seats,
                       lobby.ladder.ladder.get(session.name).ordinal, now, msg.fill_after, level)
-        if msg.fill_after is not None:
-            # a table filled with bots is one the server opens for this player alone:
-            # it counts as one they created (or a player who leaves each at once could
-            # have the server's bots play table after table for nobody)
-            refused = lobby.creation_refused(session)
-            if refused:
-                session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
-                                     field="fill_after",
-                                     message=f"{refused}; a ladder table filled with bots "
-                                     "for you counts as one you created (queue with "
-                                     "fill_after nil to wait for players)"[:500]))
-                return
+        # a ladder table is one the server opens for its players: it counts as one
+        # caused from each of their addresses (or a few addresses queueing against
+        # each other could take every table), and a table filled with bots for this
+        # player alone as one they created (or a player who leaves each at once
+        # could have the server's bots play table after table for nobody)
+        filled = msg.fill_after is not None
+        refused = lobby.creation_refused(session, by_session=filled)
+        if refused:
+            more = ("; a ladder table filled with bots for you counts as one you created "
+                    "(queue with fill_after nil to wait for players)" if filled else
+                    "; a ladder table counts as one caused from each of its players' "
+                    "addresses")
+            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                 field="fill_after" if filled else None,
+                                 message=f"{refused}{more}"[:500]))
+            return
         if self.queue.add(entry) is not None:
             session.send(P.QueueLeft(reason="replaced"))
         self._sessions[session.sid] = session
@@ -169,6 +177,11 @@ class QueueDesk:
                     "a name queues once (leave_queue there, or wait for its game)")
         return ""
 
+    def queued_from(self, address: str, session: Session) -> int:
+        """How many entries of sessions other than ``session`` wait from ``address``."""
+        return sum(where == address and sid != session.sid
+                   for sid, where in self._addresses.items())
+
     def leave(self, session: Session, msg: P.LeaveQueue) -> None:
         """Answer a ``leave_queue`` request."""
         if self.remove(session) is None:
@@ -183,6 +196,7 @@ class QueueDesk:
         """Take ``session`` out of the queue (its connection is gone, or replaced)."""
         self._sessions.pop(session.sid, None)
         self._entropy.pop(session.sid, None)
+        self._addresses.pop(session.sid, None)
         entry = self.queue.remove(session.sid)
         if entry is not None:
             self.changed()  # the others behind it moved up
@@ -258,9 +272,8 @@ class QueueDesk:
                                      message="a bug in the server: your ladder table could "
                                      "not be opened; queue again"))
             raise
-        if formed.filled_for is not None:
-            self.lobby.created_for(table, sessions[[e.who for e in formed.players].index(
-                formed.filled_for)])
+        for entry, session in zip(formed.players, sessions):
+            self.lobby.created_for(table, session, filled=entry.who == formed.filled_for)
         log.info("ladder queue: table %s for %s%s", table.id,
                  ", ".join(s.name for s in sessions),
                  f" and {formed.bots} bot(s) ({formed.bot_level})" if formed.bots else "")

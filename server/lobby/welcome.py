@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import logging
 import math
-import unicodedata
 from collections import deque
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import trio
@@ -18,16 +18,17 @@ import trio
 from nimmt import protocol as P
 
 from ..config import ServerConfig
-from ..ladder.claims import Claim, Verdict, name_key
+from ..ladder.claims import Claim, Verdict
 from ..ladder.desk import LadderDesk
-from ..sessions.limits import resuming_text
+from ..ladder.names import skeleton
+from ..sessions.limits import AddressMeters, resuming_text
 from ..sessions.session import Link, Session, new_token
 from ..storage import AsyncStore, hash_token
 
 if TYPE_CHECKING:
     from .seating import QueueDesk
 
-__all__ = ["Greeter", "SERVER_SOFTWARE", "RESERVED_NAMES", "reserved_name"]
+__all__ = ["Greeter", "SERVER_SOFTWARE", "RESERVED_NAMES", "FALLBACK_NAME", "reserved_name"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
@@ -45,6 +46,7 @@ class Greeter:
     ladder: LadderDesk
     ladder_queue: QueueDesk
     limits: P.Limits
+    _address_claims: AddressMeters
     _in_lobby: set[Session]
     _expiry: deque[tuple[float, Session]]
     _restored: dict[str, Session]
@@ -132,10 +134,16 @@ class Greeter:
     def _claim_refused(self, client: Link, msg: P.Hello, name: str) -> Verdict | None:
         """Check the name's claim: None if refused (``client`` was told and is closed),
         else the verdict (whether the session's name is claimed, a new claim)."""
-        key = name_key(name)
-        in_use = msg.key is not None and not self.ladder.claims.is_claimed(name) and any(
-            name_key(s.name) == key and not s.claimed for s in self.sessions.values())
-        verdict = self.ladder.hello(name, msg.key, in_use)
+        claims = self.ladder.claims
+        if msg.key is None or claims.is_claimed(name):
+            verdict = self.ladder.hello(name, msg.key, False)
+        else:  # a new claim, unless an unclaimed session goes by the name
+            alike = skeleton(name)
+            in_use = any(skeleton(s.name) == alike and not s.claimed
+                         for s in self.sessions.values())
+            if not in_use and self._claims_too_fast(client, msg):
+                return None
+            verdict = self.ladder.hello(name, msg.key, in_use)
         if not verdict.refused:
             return verdict
         client.send(P.Error(code=E.NAME_CLAIMED, request="hello", re=msg.id, field="name",
@@ -144,16 +152,52 @@ class Greeter:
         log.info("conn=%s hello as %r refused: %s", client.cid, name, verdict.refused)
         return None
 
+    def _claims_too_fast(self, client: Link, msg: P.Hello) -> bool:
+        """Whether ``client``'s address claimed as many names as it may lately (then
+        it was told and is closed): ``claim_burst`` at once, then one every
+        ``claim_interval`` seconds, so that one address cannot take every name."""
+        address = client.address
+        if address is None:
+            return False
+        wait = self._address_claims.wait(address, trio.current_time())
+        if not wait:
+            return False
+        config = self.config
+        text = (f"your address claimed names too fast ({config.claim_burst} at once, then one "
+                f"every {config.claim_interval:g} s): claim this one in "
+                f"{max(1, math.ceil(wait))} s, or connect now without a key (unclaimed) or "
+                "with a name you claimed before")
+        client.send(P.Error(code=E.RATE_LIMITED, request="hello", re=msg.id, field="key",
+                            message=text))
+        client.close(E.RATE_LIMITED, text)
+        log.debug("conn=%s claim refused: %s", client.cid, text)
+        return True
+
     def _new_session(self, client: Link, msg: P.Hello, name: str) -> Session | None:
         if reserved_name(name):  # or a player could chat as the server's notices do
             client.send(P.Error(code=E.OUT_OF_RANGE, request="hello", re=msg.id, field="name",
                                 message=f"no player may be called {name!r}: the server's own "
                                 "notices go by that name. You are called 'player' here; "
                                 "to choose your name, connect again with another one"))
-            name = "player"
-        verdict = self._claim_refused(client, msg, name)
-        if verdict is None:
-            return None
+            verdict = Verdict(claimed=False, name=FALLBACK_NAME)  # (the key is not used)
+        elif skeleton(name) == skeleton(FALLBACK_NAME):
+            # everyone's who has no name of their own: nobody's to claim, so that a
+            # reserved name is always welcomed as it
+            if msg.key is not None:
+                client.send(P.Error(code=E.OUT_OF_RANGE, request="hello", re=msg.id,
+                                    field="key", message=f"{name!r} is the name of whoever "
+                                    "has none: it cannot be claimed (your key was not used); "
+                                    "to claim a name, connect again with another one"))
+            verdict = Verdict(claimed=False, name=name)
+        else:
+            refused = self._claim_refused(client, msg, name)
+            if refused is None:
+                return None
+            verdict = refused
+        if verdict.claimed:
+            name = verdict.name  # as claimed: "ann" with Ann's key plays as "Ann"
+        elif verdict.name:
+            name = verdict.name
         self._session_ids += 1
         session = Session(self._session_ids, new_token(), name, msg.kind)
         session.claimed = verdict.claimed
@@ -163,9 +207,11 @@ class Greeter:
         welcome = P.Welcome(protocol=msg.protocol, server=SERVER_SOFTWARE, name=name,
                             token=session.token, resumed=False, limits=self.limits,
                             claimed=verdict.claimed, re=msg.id)
-        if verdict.new is not None and self.store is not None:
-            self.nursery.start_soon(self._welcome_once_kept, client, session, welcome,
-                                    verdict.new)
+        claim = verdict.new
+        if claim is None and verdict.claimed:
+            claim = self.ladder.unsaved(name)  # its write failed before: try it again
+        if claim is not None and self.store is not None:
+            self.nursery.start_soon(self._welcome_once_kept, client, session, welcome, claim)
         else:
             self._welcome(client, session, welcome)
         log.info("conn=%s session %s: %s (%s) says hello", client.cid, session.sid, name,
@@ -179,10 +225,21 @@ class Greeter:
 
     async def _welcome_once_kept(self, client: Link, session: Session, welcome: P.Welcome,
                                  claim: Claim) -> None:
-        """A new claim is on disk before its client is welcomed with it."""
-        await self.ladder.keep_claim(claim)
-        if session.client is client:  # (gone meanwhile: nothing to tell)
+        """A claim is on disk before its client is welcomed with it; if storage fails,
+        the welcome says not claimed, and a notice says why and what to do."""
+        kept = await self.ladder.keep_claim(claim)
+        if session.client is not client:  # (gone meanwhile: nothing to tell)
+            return
+        if kept:
             self._welcome(client, session, welcome)
+            return
+        session.claimed = False
+        self._welcome(client, session, replace(welcome, claimed=False))
+        client.send(P.ChatMessage(name=NOTICE_NAME, seat=None, text=(
+            f"server notice: the database takes no writes now, so your claim of "
+            f"{claim.name!r} is not on disk and you are not welcomed as claimed (rated "
+            "tables and the ladder queue are not open to you). Nobody else may claim the "
+            "name meanwhile: connect again with your key once storage works")))
 
     def disconnected(self, client: Link) -> None:
         """``client``'s connection is over; its session (if still its own) is away."""
@@ -202,26 +259,25 @@ class Greeter:
 
 def _clean_name(name: str) -> str:
     cleaned = "".join(ch for ch in name if ch.isprintable()).strip()
-    return cleaned[:32] or "player"
+    return cleaned[:32] or FALLBACK_NAME
 
 
 #: names no player may take: the server signs its own chat notices with "server"
 RESERVED_NAMES = frozenset({"server"})
-#: letters and digits that read like the Latin letters of a reserved name
-_LOOKALIKES = str.maketrans({
-    "\u0455": "s", "\u0435": "e", "\u0454": "e", "\u0433": "r",
-    "\u0280": "r", "\u1d26": "r", "\u03bd": "v", "\u0475": "v", "\u1d20": "v",
-    "5": "s", "$": "s", "3": "e", "\u20ac": "e",
-})
+#: the name the server's notices go by
+NOTICE_NAME = "server"
+#: the name of a player who asked for none, or for a reserved one; nobody may claim it
+FALLBACK_NAME = "player"
+_RESERVED = frozenset(skeleton(name) for name in RESERVED_NAMES)
 
 
 def reserved_name(name: str) -> bool:
     """Whether ``name`` reads as a name no player may take (``RESERVED_NAMES``),
-    whatever its case, spacing, punctuation, width or lookalike letters.
+    whatever its case, spacing, punctuation, width or lookalike letters (the
+    ``skeleton`` claimed names are compared by).
 
     >>> [reserved_name(n) for n in ("server", "Server ", "S E R V E R", "\u0455erver",
     ...                             "ＳＥＲＶＥＲ", "s3rver", "[server]", "Servera", "Sever")]
     [True, True, True, True, True, True, True, False, False]
     """
-    folded = unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
-    return "".join(ch for ch in folded if ch.isalnum()) in RESERVED_NAMES
+    return skeleton(name) in _RESERVED

@@ -105,6 +105,9 @@ class ClientConnection:
         self._limited = False
         self._bad_frames = 0
         self._frames = 0  # frames received, valid or not
+        # a hello was answered, or is being answered (a new claim's welcome waits for
+        # its write): the hello deadline is over for this connection
+        self.greeted = False
         self.sent = 0
         self.received = 0
 
@@ -258,7 +261,7 @@ class ClientConnection:
         hello_deadline = self.started + config.hello_timeout
         frame_started: float | None = None  # when the frame not yet complete began
         while True:
-            deadline = hello_deadline if not self.welcomed else math.inf
+            deadline = hello_deadline if not self.greeted else math.inf
             if frame_started is not None:
                 deadline = min(deadline, frame_started + config.frame_timeout)
             with trio.move_on_at(deadline):
@@ -280,7 +283,7 @@ class ClientConnection:
                 elif frame_started is None or self._frames != frames:
                     frame_started = now  # a frame ended in this data and the next began
                 continue
-            if not self.welcomed and trio.current_time() >= hello_deadline:
+            if not self.greeted and trio.current_time() >= hello_deadline:
                 self.close(E.TIMEOUT, f"no hello within {config.hello_timeout:g} s")
             else:
                 self.close(E.TIMEOUT, f"a frame begun {config.frame_timeout:g} s ago "
@@ -332,7 +335,10 @@ class ClientConnection:
                     return False
                 continue
             self._dispatch(msg)  # type: ignore[arg-type]
-            if msg.TYPE == "hello" and self.welcomed:  # type: ignore[union-attr]
+            if tag == "hello" and not self.closing and self.session is not None:
+                # welcomed, or to be once its new claim is on disk: either way no longer
+                # one of the connections that have not said hello (Admission)
+                self.greeted = True
                 self.server.admission.welcomed(self)
         return False
 
