@@ -76,7 +76,6 @@ class LobbyTables(Protocol):
                    bot_level: str | None = None) -> Any: ...
     def enter(self, session: Session, table: Any, msg: P.Message) -> str | None: ...
     def creation_refused(self, session: Session, *, by_session: bool = True) -> str: ...
-    def queued_from(self, address: str, session: Session) -> int: ...
     def created_for(self, table: Any, session: Session, *, filled: bool) -> None: ...
 
 
@@ -89,6 +88,7 @@ class QueueDesk:
         self._sessions: dict[int, Session] = {}  # the sessions of the entries, by sid
         # their contribution, by sid: (entropy, entropy_hash), as a join would carry it
         self._entropy: dict[int, tuple[str | None, str | None]] = {}
+        self._addresses: dict[int, str | None] = {}  # their connections' addresses, by sid
         self._wakeup = trio.Event()
         self._running = False
         self._tell_at = -math.inf  # the next refreshed queued not before this
@@ -152,6 +152,7 @@ class QueueDesk:
             session.send(P.QueueLeft(reason="replaced"))
         self._sessions[session.sid] = session
         self._entropy[session.sid] = (msg.entropy, msg.entropy_hash)
+        self._addresses[session.sid] = session.client.address if session.client else None
         position, waiting = self.queue.position(session.sid)
         full = self._room() <= 0
         session.send(P.Queued(seats=msg.seats, position=position, waiting=waiting,
@@ -261,6 +262,8 @@ class QueueDesk:
         had joined (the last one to sit down starts the game)."""
         sessions = [self._sessions.pop(e.who) for e in formed.players]
         entropy = [self._entropy.pop(e.who, (None, None)) for e in formed.players]
+        for e in formed.players:
+            self._addresses.pop(e.who, None)
         settings: TableSettings = formed.kind  # type: ignore[assignment]
         try:
             table = self.lobby.open_table(f"Ladder, {formed.seats} seats", settings,
