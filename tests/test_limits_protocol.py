@@ -29,7 +29,7 @@ FAST = P.TableOptions(seats=2, step_delay=0, rounds=1)
 #: the direct replies, the only messages that may carry `re` (docs/PROTOCOL.md)
 REPLIES = {"welcome", "table_list", "seated", "watching", "left", "table_updated",
            "commit_accepted", "clock_paused", "pong", "error", "leaderboard_page", "queued",
-           "queue_left"}
+           "queue_left", "reveal_accepted"}
 
 
 def frames(raw: bytes) -> list[dict]:
