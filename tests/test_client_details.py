@@ -288,3 +288,21 @@ def test_a_replay_claims_no_clock_and_its_first_step_is_the_first_turn() -> None
     player.step(+1)  # the cards revealed: the title stays
     c.model = player.model
     assert text_of(render.title_bar(c, 120)) == first
+
+
+# ------------------------------------------------------------------ a big terminal's room
+def test_a_big_terminal_shows_the_score_sheet_under_the_table_beside_the_log() -> None:
+    m = seated_game()
+    c = controller(m)
+    screen = Screen(c)
+    screen.size = lambda: Size(rows=60, columns=200)
+    assert screen.sheet_below() == []  # no round scored yet
+    for r in (1, 2):
+        feed(m, P.RoundScored(round=r, penalties=(r, 2 * r, 0, 1), totals=(r, 3 * r, 0, r)))
+    below = text_of(screen.sheet_below()).splitlines()
+    assert below[1].startswith("─ Score sheet: bullheads per round ──")
+    assert [line.split() for line in below[2:]] == [
+        ["R1", "R2", "total"], ["▶", "you", "1", "2", "2"], ["Bob", "2", "4", "6"],
+        ["Cat", "0", "0", "0"], ["Dan", "1", "1", "2"]]
+    screen.size = lambda: Size(rows=60, columns=140)  # the log is below the table: no room
+    assert screen.sheet_below() == []

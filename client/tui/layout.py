@@ -114,7 +114,8 @@ class Screen:
         main = HSplit([self.top, self.prompt, self.hand])
         self.table_narrow = HSplit([main, self.log])
         self.table_aside = VSplit([
-            HSplit([main, Window()], width=lambda: Dimension.exact(self.main_width())),
+            HSplit([main, Window(text(self.sheet_below), wrap_lines=False)],
+                   width=lambda: Dimension.exact(self.main_width())),
             Window(width=1, char="│", style="class:frame.border"),
             HSplit([self.log], width=lambda: Dimension.exact(self.log_width())),
         ])
@@ -178,7 +179,7 @@ class Screen:
             ], width=lambda: Dimension.exact(self.sheet_width())),
                 title=lambda: SHEET_TITLE),
             filter=Condition(lambda: c.ui.sheet_open and not c.ui.help_open
-                             and c.model.table is not None) & fits),
+                             and c.model.table is not None and not self.sheet_below()) & fits),
             bottom=2)  # over the log, above the status and key lines: the rows stay in view
         history_float = Float(ConditionalContainer(
             Frame(HSplit([
@@ -276,6 +277,21 @@ class Screen:
             return "Help · your turn (untimed)"
         paused = ", clock paused" if m.paused_since is not None else ""
         return f"Help · your turn: {int(left + 0.999)} s left{paused}"
+
+    def sheet_below(self) -> StyleAndTextTuples:
+        """A big terminal's room under the table (the log has its own column): the
+        score sheet, always there once a round is scored ([] when it does not fit: the
+        overlay, t, shows it then)."""
+        m = self.c.model
+        if self.size().columns < LOG_ASIDE or (not m.scores and m.result is None):
+            return []
+        width = self.main_width()
+        lines = sheets.score_lines(self.c, width - 1)
+        if frags_height(lines, width) + 2 > self.spare_lines():
+            return []
+        head = f"─ {SHEET_TITLE} "
+        return [("", "\n"), ("class:log.title", head + "─" * max(0, width - get_cwidth(head))),
+                ("", "\n"), *lines]
 
     def _sheet_foot(self) -> StyleAndTextTuples:
         more = " (so does your next move)" if self.c.ui.sheet_auto else ""
