@@ -53,6 +53,7 @@ HELP_KEYS: Final = (
     ("c  /", "chat"),
     ("PgUp/PgDn", "scroll the event log"),
     ("H", "in the lobby: the finished games (--db); Enter replays one"),
+    ("F", "in the lobby: look for servers on the LAN again"),
     ("Q", "in the lobby: queue for a rated game (the new-table form's seats and rules; "
      "claimed names only); Q again leaves the queue"),
     ("R", "in the lobby: the leaderboard (rank, name, rating, rated games, trend); "
