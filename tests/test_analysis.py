@@ -14,7 +14,7 @@ import pytest
 from nimmt.bots import HeuristicStrategy, RandomStrategy
 from nimmt.bots.analysis import THRESHOLDS, analyse, mark
 from nimmt.bots.analysis_report import analysis_json
-from nimmt.engine import ChooseRow, Commit, Game, Options, Replay, record_from_game
+from nimmt.engine import BULLHEADS, ChooseRow, Commit, Game, Options, Replay, record_from_game
 from nimmt.engine.records import Record
 from nimmt.server.records.replay import main as replay_main
 
@@ -208,3 +208,50 @@ def test_a_progress_bar_on_a_terminal_ends_full(monkeypatch, capsys, argv, total
     capsys.readouterr()
     assert err.getvalue().startswith("\ranalysing [")
     assert err.getvalue().endswith(f"\ranalysing [{'#' * 30}] {total}/{total} decisions\n")
+
+
+def _really(view, sequences: list[list[int]], seat: int) -> int:
+    """``seat``'s bullheads from ``view``'s commit to the round's end when every
+    seat plays ``sequences`` in order, rows taken as the cheapest (the lowest
+    number of equals), played by the engine itself."""
+    hands = [sorted(q) for q in sequences]
+    game = Game.from_position(view.options, view.rows, hands, totals=view.totals,
+                              penalties=view.penalties, round=view.round, turn=view.turn)
+    for t in range(len(hands[0])):
+        for s, q in enumerate(sequences):
+            game.apply(Commit(s, q[t]))
+        while type(game.pending).__name__ == "AwaitingRowChoice":
+            heads = [sum(BULLHEADS[c] for c in row) for row in game.rows]
+            game.apply(ChooseRow(game.pending.seat, heads.index(min(heads))))
+    return game.view(seat).totals[seat] - view.totals[seat] - view.penalties[seat]
+
+
+def test_the_hindsight_of_other_cards_swaps_them_with_the_card_played() -> None:
+    """Each card not played, against the others' real cards: this seat's later
+    cards as played, the card tried and the card played changing places."""
+    record = _played(8, rounds=1)
+    commits = {t + 1: turn.commits for t, turn in enumerate(record.rounds[0].turns)}
+    views = {}
+    run = Replay(record)
+    before = None
+    for step in run:
+        if isinstance(step.action, Commit) and step.seat == 1:
+            views[step.turn] = before
+        assert run.game is not None
+        before = run.game.view(1)
+    analysis = analyse(record, seats=[1], samples=2).seats[0].rounds[0]
+    checked = 0
+    for d in analysis.decisions:
+        if d.kind != "card" or len(d.options) < 2:
+            continue
+        view = views[d.turn]
+        real = [[commits[t][s] for t in range(d.turn, 11)] for s in range(4)]
+        for c in d.options:
+            if c is d.made:  # the engine's result, with the rows the players really chose
+                continue
+            mine = list(real[1])
+            i = mine.index(int(c.label))
+            mine[0], mine[i] = mine[i], mine[0]
+            assert c.hindsight == _really(view, [*real[:1], mine, *real[2:]], 1), (d.turn, c)
+            checked += 1
+    assert checked >= 30
