@@ -392,3 +392,52 @@ def test_f_in_the_lobby_looks_again_and_says_what_is_there(monkeypatch: Any) -> 
         assert status is not None and status.text == found_line(_servers("Ann", "Bob"))
 
     ui_test(script)
+
+
+async def test_the_announcer_registers_updates_at_most_every_5_s_and_withdraws(
+        monkeypatch: Any, autojump_clock: Any) -> None:
+    """The announcer's wiring, with the multicast library replaced by a recorder."""
+    calls: list[tuple[float, str, dict[bytes, bytes | None]]] = []
+
+    now = trio.current_time
+
+    async def in_this_thread(fn: Any, *args: Any) -> Any:  # the fake's calls take no time
+        return fn(*args)
+
+    monkeypatch.setattr(trio.to_thread, "run_sync", in_this_thread)
+    class FakeZeroconf:
+        def __init__(self, interfaces: Any, ip_version: Any) -> None:
+            calls.append((now(), f"open {interfaces}", {}))
+
+        def register_service(self, info: Any, allow_name_change: bool = False) -> None:
+            calls.append((now(), f"register {info.name} {info.port}",
+                          dict(info.properties)))
+
+        def update_service(self, info: Any) -> None:
+            calls.append((now(), "update", dict(info.properties)))
+
+        def close(self) -> None:
+            calls.append((now(), "close", {}))
+
+    monkeypatch.setattr("zeroconf.Zeroconf", FakeZeroconf)
+    summary = Summary(0, 0)
+    announcer = nimmt.server.net.announce.Announcer(
+        "Ann", 7000, ["10.0.0.2"], (1, 2), lambda: summary)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(announcer.run)
+        await trio.sleep(0.5)
+        summary = Summary(1, 1)  # a change at once: it waits for the 5 s to pass
+        await trio.sleep(2.0)
+        summary = Summary(1, 2)
+        await trio.sleep(10.0)
+        summary = Summary(0, 2)
+        await trio.sleep(20.0)
+        await announcer.withdraw()
+    assert [(round(t), what, props.get(b"players"), props.get(b"tables"))
+            for t, what, props in calls] == [
+        (0, "open ['10.0.0.2']", None, None),
+        (0, "register Ann._nimmt._tcp.local. 7000", b"0", b"0"),
+        (5, "update", b"2", b"1"),  # the latest, not each change
+        (13, "update", b"2", b"0"),
+        (32, "close", None, None)]  # at 32.5: at once
+    assert announcer.announced_as == "Ann"
