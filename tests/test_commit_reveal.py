@@ -21,7 +21,9 @@ from nimmt import protocol as P
 from nimmt.bots.sdk import verify_game
 from nimmt.engine import UnfairDeal, record_from_json, verify_deals
 from nimmt.server import start_server
+from nimmt.server.game.deal_commitment import DealCommitment
 from nimmt.server.game.io import Disconnected, Reconnected, Who
+from nimmt.server.game.match import Match
 from nimmt.server.ladder.ratings import Ladder
 from nimmt.server.records.replay import main as replay_main
 from nimmt.server.storage import AsyncStore, Store
@@ -322,3 +324,32 @@ async def test_versions_1_2_and_3_play_one_game_each_its_own_way_and_it_verifies
     assert verify_game(record, seen.commitment) == 1
     assert replay_main(["verify", "--db", str(path), str(game.id)]) == 0
     assert "1 reveal match their hashes\n" in capsys.readouterr().out
+
+
+# ====================================================================== a reveal is final
+def test_a_seat_freed_after_a_reveal_gets_the_table_a_new_seed_and_drops_every_contribution():
+    """A restart while reveals were made brings the table back waiting, with the
+    reveals kept (the server knows them): if a seat is then freed, a newcomer must
+    not contribute knowing them, so the table draws a new seed and shows it."""
+    h = three_seats()
+    h.send(BOB, P.Join(table_id="t1", entropy_hash=digest(BOB_ENTROPY), id=1))
+    h.send(CY, P.Join(table_id="t1", entropy_hash=digest(CY_ENTROPY), id=1))
+    h.send(ANN, P.Start(id=2))
+    h.send(BOB, P.Reveal(entropy=BOB_ENTROPY, id=3))
+    kept = DealCommitment.from_data(json.loads(json.dumps(h.match._deal.to_data())))
+    assert kept == h.match._deal and kept.waiting_reveals == (2,)
+    old = kept.commitment
+    m = Match.restored("t1", "test", h.match.settings, now=0.0, persistent=False,
+                       autostart=False, dealer=None, deal=kept, room=h.match.room,
+                       status="waiting", games_played=0)
+    back = Harness(m)
+    back.send(CY, P.Leave(id=4))
+    assert back.last(CY, "left").re == 4
+    assert m.commitment != old and m._deal.contributions == () and m._deal.hashes == ()
+    assert back.last(ANN, "table_updated").table.commitment == m.commitment
+    # a seat freed before any reveal keeps the seed (nothing of anyone's is known)
+    h2 = three_seats()
+    h2.send(BOB, P.Join(table_id="t1", entropy_hash=digest(BOB_ENTROPY), id=1))
+    before = h2.match.commitment
+    h2.send(BOB, P.Leave(id=2))
+    assert h2.match.commitment == before and h2.match._deal.hashes == ()
