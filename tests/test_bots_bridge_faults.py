@@ -117,7 +117,7 @@ def test_a_program_not_started_is_started_at_once_for_the_first_question(waits) 
 
 
 def test_a_program_that_exits_between_questions_is_restarted_for_the_next(waits) -> None:  # noqa: ANN001
-    player = ProgramPlayer(sh("read -r l; echo '{\"card\": 21}'; exit 0"))
+    player = ProgramPlayer(sh("read -r l; echo '{\"card\": 21}'; echo 'bye now'; exit 0"))
 
     async def go() -> list:
         await player.start()
@@ -134,6 +134,33 @@ def test_a_program_that_exits_between_questions_is_restarted_for_the_next(waits)
     assert player.faults == ["exited (code 0) between questions"]
     assert player.starts == 2 and waits == [0.25] and player.answered == 2
     assert player.failures == 0  # its answer reset the count
+    assert player.dropped == ["bye now\n"]  # its last words answered nothing
+
+
+def test_a_program_that_cannot_be_started_again_is_a_failure_tried_after_the_next_wait(
+        tmp_path: Path, waits) -> None:  # noqa: ANN001
+    script = tmp_path / "bot.sh"
+    script.write_text("#!/bin/sh\nread -r l; exit 4\n")
+    script.chmod(0o755)
+    player = ProgramPlayer(str(script))
+
+    async def go() -> list:
+        await player.start()
+        try:
+            first = await player.decide(Ask(VIEW, None, NAMES))  # dies: restarted after 0.25 s
+            script.unlink()
+            return [first, await player.decide(Ask(VIEW, None, NAMES)),
+                    await player.decide(Ask(VIEW, None, NAMES))]
+        finally:
+            await player.aclose()
+
+    out = asyncio.run(asyncio.wait_for(go(), 30))
+    assert out == [fallback_decision()] * 3
+    assert player.faults == [
+        "died (exit code 4)",
+        f"could not be started again (cannot run '{script}': No such file or directory)",
+        f"could not be started again (cannot run '{script}': No such file or directory)"]
+    assert waits == [0.25, 0.5] and player.failures == 3 and player.starts == 1  # (1 s: closed)
 
 
 # --- lines that answer no open question ------------------------------------------------------

@@ -161,8 +161,9 @@ def test_no_attempt_comes_after_reconnect_for(monkeypatch):
     assert bot.result.stopped.endswith("within 0.25 s")  # type: ignore[union-attr]
 
 
-def test_a_bot_told_not_to_wait_makes_no_attempt(monkeypatch):
-    bot, conn, clock = run_bot(monkeypatch, [], reconnect_for=0)
+@pytest.mark.parametrize("reconnect_for", [0, -1])
+def test_a_bot_told_not_to_wait_makes_no_attempt(monkeypatch, reconnect_for):
+    bot, conn, clock = run_bot(monkeypatch, [], reconnect_for=reconnect_for)
     assert conn.attempts == [] and clock.sleeps == []
     assert bot.result.stopped == ("the server closed the connection: the server is shutting "
                                   "down (not waiting for it: reconnect_for is 0)")
@@ -172,7 +173,8 @@ def test_a_session_closed_while_reconnecting_stops_without_more_attempts(monkeyp
     closed = ConnectionLost("the connection was closed", resumable=False)
     bot, conn, clock = run_bot(monkeypatch, [lost(), closed, lost()], reconnect_for=300)
     assert len(conn.attempts) == 2 and clock.sleeps == [0.25, 0.5]
-    assert bot.result.reconnects == 0
+    assert bot.result.reconnects == 0 and bot.result.stopped is None
+    assert len(conn.batches) == 1  # it read nothing more: the session is over
 
 
 def test_a_good_attempt_ends_the_waits_and_the_bot_takes_its_seat_again(monkeypatch):
@@ -225,8 +227,9 @@ def _table(table_id: str, status: str, seated: int, seats: int = 3) -> wire.Tabl
 
 
 def test_a_bot_told_no_table_joins_the_first_waiting_one_with_a_free_seat(monkeypatch):
+    decoded = "".join(["wait", "ing"])  # as read from the wire: equal, not the same object
     tables = wire.TableList(tables=(_table("t1", "playing", 2), _table("t2", "waiting", 3),
-                                    _table("t3", "waiting", 1), _table("t4", "waiting", 2)))
+                                    _table("t3", decoded, 1), _table("t4", "waiting", 2)))
     bot, conn, _ = run_bot(monkeypatch, [], reconnect_for=0, join=None,
                            batches=[[tables, wire.Goodbye(reason="quit")]])
     assert [type(m).__name__ for m in conn.sent] == ["ListTables", "Join"]
