@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import re
 from pathlib import Path
 
@@ -183,6 +184,9 @@ def test_every_join_carries_16_random_bytes_that_the_deals_depend_on(tmp_path: P
         record = kept.game(past.id).record
     assert record.fair_deal is not None
     assert record.fair_deal.contributions == (b"", bytes.fromhex(joined))
+    # protocol 3 (issue 42): the join sent their hash, the client revealed them when asked
+    assert record.fair_deal.hashes == (b"", hashlib.sha256(bytes.fromhex(joined)).digest())
+    assert record.fair_deal.withheld == ()
     assert replay_main(["--verify", "--db", str(path), str(past.id)]) == 0
     assert "verified" in capsys.readouterr().out
 
