@@ -162,7 +162,7 @@ class AsyncStore:
                                     outcome = await trio.to_thread.run_sync(
                                         self._write_group, calls(batch))
                                     self._settle(batch, *outcome)
-                if True:
+                if self._keeping or not self._upkeep_now():
                     break
                 # nobody keeps the store up (``keep_up`` is not running): the leader does,
                 # after the writes it found; then it writes what came meanwhile
