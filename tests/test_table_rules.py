@@ -106,3 +106,110 @@ def test_each_input_in_each_status_is_what_the_table_says(status: str, name: str
         assert rule is TAKEN
         assert not [e for e in errors if e.message in STATUS_TEXTS], errors
     assert h.match.status == before or h.match.status in NEXT[before]
+
+
+# ---------------------------------------------------------------------------------------
+# A second, independent statement of the rules (issue 43): the test above compares the
+# match with RULES, the very table the match reads, so a wrong entry changes both sides.
+# Here each outcome is written out by hand, and every pair is played against a Match
+# (the bots' answers too). T: taken; I: ignored (nobody told); any other letter: refused
+# with the code and message below.
+EXPECTED_TEXTS = {
+    "S": ("already_started", "the game has started: watch it instead"),
+    "R": ("already_started", "the game has started"),
+    "G": ("not_allowed", "you are not playing at this table"),
+    "C": ("not_allowed", "no game is being played: there is no clock to pause"),
+    "F": ("already_started", "the game is starting: its seats are fixed"),
+    "X": ("not_allowed", "the game is starting: the seats stay as they are while the "
+                         "reveals are made (leave once it has started)"),
+    "V": ("not_allowed", "no reveal is asked for now (the game has started, or not every "
+                         "seat is taken yet)"),
+}
+EXPECTED_STATUSES = ("waiting", "revealing", "playing", "over", "closed")
+EXPECTED = """
+                waiting revealing playing over closed
+create_table    T       F         S       T    I
+join            T       F         S       T    I
+watch           T       T         T       T    I
+leave           T       X         T       T    I
+add_bot         T       F         R       T    I
+remove_bot      T       F         R       T    I
+start           T       F         R       T    I
+chat            T       T         T       T    I
+commit          G       G         T       G    I
+choose_row      G       G         T       G    I
+choose_tie      G       G         T       G    I
+draft_pick      G       G         T       G    I
+pause           C       C         T       C    I
+resume          T       T         T       T    I
+reveal          V       T         V       V    I
+disconnected    T       T         T       T    I
+reconnected     T       T         T       T    I
+bot_decided     I       I         T       I    I
+"""
+
+
+def _expected() -> dict[tuple[str, str], str]:
+    header, *rows = EXPECTED.strip().splitlines()
+    assert tuple(header.split()) == EXPECTED_STATUSES
+    out = {}
+    for row in rows:
+        name, *cells = row.split()
+        assert len(cells) == len(EXPECTED_STATUSES), row
+        out.update({(status, name): cell for status, cell in zip(EXPECTED_STATUSES, cells)})
+    return out
+
+
+EXPECTED_RULES = _expected()
+
+
+def test_the_rules_are_the_ones_written_out_here():
+    """Every status and input of RULES has its outcome written above, and it is that
+    one (a new status or input must be stated twice)."""
+    assert set(RULES) == set(EXPECTED_RULES)
+    for pair, cell in EXPECTED_RULES.items():
+        rule = RULES[pair]
+        got = "T" if rule is TAKEN else "I" if rule is IGNORED else (rule.code, rule.text)
+        want = cell if cell in "TI" else EXPECTED_TEXTS[cell]
+        assert got == want, pair
+
+
+def _a_bots_turn_awaited() -> tuple[Harness, BotDecided]:
+    """A game playing whose bot (seat 2) has been asked for its commit and not answered:
+    its answer, as the strategy makes it."""
+    h = table_in("waiting")
+    h.send(ANN, P.AddBot(strategy="heuristic", id=2))
+    h.answer = False
+    h.send(ANN, P.Start(id=3))
+    assert h.match.status == "playing"
+    (think,) = [t for t in h.thinks if t.seat == 2]
+    decision = h.fallback.decide(think.view)
+    return h, BotDecided(2, think.key, decision)
+
+
+@pytest.mark.parametrize("status,name", sorted(EXPECTED_RULES))
+def test_each_input_in_each_status_does_what_is_written_out_here(status: str, name: str):
+    cell = EXPECTED_RULES[status, name]
+    if (status, name) == ("playing", "bot_decided"):
+        h, item = _a_bots_turn_awaited()
+        out = h.input(item)
+        assert [(m, x.seat) for m, x in out.sends if isinstance(x, P.SeatCommitted)] == [
+            (ANN.id, 2), (BOB.id, 2)]
+        assert [f.kind for f in out.facts] == ["decision"]
+        return
+    h = table_in(status)
+    if status == "over" and name == "add_bot":
+        h.send(ANN, P.RemoveBot(seat=2, id=6))  # a free seat for it
+    who, item = the_input(h, name)
+    before = h.match.status
+    out = h.input(item)
+    errors = [(m.code, m.message) for member, m in out.sends
+              if member == who.id and isinstance(m, P.Error)]
+    if cell == "I":
+        assert out.sends == [] and out.facts == [] and h.match.status == before
+    elif cell == "T":
+        refusals = set(EXPECTED_TEXTS.values())
+        assert not [e for e in errors if e in refusals], errors
+        assert out.sends or out.facts or name in ("disconnected", "reconnected")
+    else:
+        assert errors == [EXPECTED_TEXTS[cell]]
