@@ -139,3 +139,24 @@ def test_hashes_for_every_seat_and_withheld_seats_in_order():
         FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(1, 0))
     with pytest.raises(UnfairDeal, match=r"once each: \(1, 1\)$"):
         FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(1, 1))
+
+
+def test_a_changed_hand_is_refused_whether_its_cards_went_up_or_down():
+    want = deal_round(THREE, 1, FAIR)
+    assert want.hands is not None
+    h0, h1, h2 = (list(h) for h in want.hands)
+    # seat 1 gives its lowest card to seat 2 for seat 2's highest: seat 1's hand goes up
+    up1, up2 = sorted(h1[1:] + [h2[-1]]), sorted(h2[:-1] + [h1[0]])
+    # seat 1 gives its highest card to seat 0 for seat 0's lowest: seat 1's hand goes down
+    down0, down1 = sorted(h0[1:] + [h1[-1]]), sorted(h1[:-1] + [h0[0]])
+    for hands, seat in (((h0, up1, up2), 1), ((down0, down1, h2), 0)):
+        with pytest.raises(UnfairDeal, match=rf"^round 1: seat {seat}'s hand "):
+            check_deal(THREE, 1, FAIR, Deal(rows=want.rows, hands=tuple(map(tuple, hands))))
+    with pytest.raises(UnfairDeal, match=r"^round 1: seat 1's hand "):
+        check_deal(THREE, 1, FAIR, Deal(rows=want.rows, hands=(tuple(h0), tuple(up1), tuple(h2))))
+
+
+def test_a_contribution_of_exactly_32_bytes_is_taken():
+    FairDeal(bytes(32), (bytes(32), b"\xff" * 32))
+    with pytest.raises(UnfairDeal, match=r"^a contribution is at most 32 bytes, not 33$"):
+        FairDeal(bytes(32), (b"", bytes(33)))
