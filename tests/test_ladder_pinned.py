@@ -16,10 +16,10 @@ from openskill.models import PlackettLuce
 from nimmt import protocol as P
 from nimmt.server.ladder.claims import new_key
 from nimmt.server.ladder.desk import TREND_GAMES, LadderDesk
-from nimmt.server.ladder.ratings import Ladder
+from nimmt.server.ladder.ratings import Ladder, bot_name
 from nimmt.server.records.leaderboard import leaderboard
 from nimmt.server.storage import Store
-from nimmt.server.storage.ladder import RatingChange, save_ratings
+from nimmt.server.storage.ladder import RatingChange, StoredRating, save_ratings
 
 
 # ---------------------------------------------------------------- two seats, one name
@@ -45,6 +45,38 @@ async def test_the_desk_records_a_bot_level_seated_twice_at_its_best_place():
                                        None)
     assert sorted((c.name, c.place, c.games) for c in changes) == [
         ("Ann", 3, 1), ("bot:easy", 1, 1)]
+
+
+def test_an_outcome_changes_nothing_until_applied_and_counts_on_from_the_stored_games():
+    ladder = Ladder([StoredRating("Ann", 30.0, 5.0, 3), StoredRating("Bob", 20.0, 6.0, 7)])
+    changes = ladder.outcome(["Bob", "Ann", "Cy"], [1, 2, 3])
+    assert (ladder.get("Ann").mu, ladder.get("Ann").games) == (30.0, 3)  # not yet
+    assert ladder.get("Cy").games == 0 and "Cy" not in ladder.ratings
+    assert [(c.name, c.games, c.place) for c in changes] == [
+        ("Bob", 8, 1), ("Ann", 4, 2), ("Cy", 1, 3)]
+    model = PlackettLuce()
+    bob, ann, cy = model.rate([[model.rating(mu=20.0, sigma=6.0)],
+                               [model.rating(mu=30.0, sigma=5.0)], [model.rating()]],
+                              ranks=[1.0, 2.0, 3.0])
+    assert [x for c in changes for x in (c.mu, c.sigma)] == pytest.approx(
+        [bob[0].mu, bob[0].sigma, ann[0].mu, ann[0].sigma, cy[0].mu, cy[0].sigma], abs=1e-12)
+    ladder.apply(changes)
+    assert (ladder.get("Ann").mu, ladder.get("Ann").games) == (changes[1].mu, 4)
+    assert ladder.get("Bob").ordinal == pytest.approx(bob[0].mu - 3 * bob[0].sigma)
+
+
+@pytest.mark.parametrize("names,places", [(["Ann"], [1]), (["Ann", "Bob"], [1]),
+                                          (["Ann", "Bob"], [1, 2, 3]), ([], [])])
+def test_a_game_without_a_name_and_place_for_each_of_two_seats_is_not_rated(names, places):
+    ladder = Ladder()
+    with pytest.raises(ValueError, match="a name and a place for each of 2"):
+        ladder.outcome(names, places)
+    assert ladder.ratings == {}
+
+
+def test_built_in_bots_are_rated_under_their_strategy_s_name_alone():
+    assert [bot_name(s) for s in ("easy", "search:ms=50", " hard :x", "mcs")] == [
+        "bot:easy", "bot:search", "bot:hard", "bot:mcs"]
 
 
 # ---------------------------------------------------------------- the trend's window
