@@ -313,8 +313,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
-    for number, (place, totals) in enumerate(zip(result.places, result.totals), 1):
-        print(f"game {number}: place {place}, totals {totals}")
+    ratings = result.ratings + [None] * (len(result.places) - len(result.ratings))
+    for number, (place, totals, rating) in enumerate(
+            zip(result.places, result.totals, ratings), 1):
+        rated = "" if rating is None else f", rating {rating:.2f}"
+        print(f"game {number}: place {place}, totals {totals}{rated}")
+    if any(r is not None for r in ratings):
+        print(f"the leaderboard: nimmt-client {host}:{port}, then R in the lobby (on the "
+              "server's machine: nimmt-replay ladder)")
     if result.stopped:
         print(f"nimmt-bot: stopped: {result.stopped}", file=sys.stderr)
     if program is not None and (program.faults or program.dropped):

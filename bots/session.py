@@ -88,6 +88,8 @@ class BotResult:
     reconnects: int = 0  # times the server went away and the bot reached it again
     tables: list[str] = field(default_factory=list)  # the table of each game finished
     queue_waits: list[float] = field(default_factory=list)  # ladder: seconds queued, per table
+    #: per game: the bot's rating once it ended (a rated table; None: not rated)
+    ratings: list[float | None] = field(default_factory=list)
 
 
 class BotSession:
@@ -139,6 +141,8 @@ class BotSession:
         self._leaving = False  # left a table nobody starts: a table of our own comes next
         self._shutdown: str | None = None  # the server said it is shutting down
         self._requeue: asyncio.Task[None] | None = None  # ladder: queue again after a refusal
+        #: a rated game ended: the table_updated right after its game_over has the ratings
+        self._rating_due = False
 
     # -- taking a seat --------------------------------------------------------------
     async def take_seat(self) -> None:
@@ -193,6 +197,34 @@ class BotSession:
                 if task is not None:
                     task.cancel()
 
+    async def _rated(self, table: wire.TableInfo) -> bool:
+        """The ratings after a rated game (the ``table_updated`` after its
+        ``game_over``): the bot's is kept and said; then the next game."""
+        self._rating_due = False
+        seat = self.tracker.seat
+        info = table.seats[seat] if seat is not None and seat < len(table.seats) else None
+        if info is not None and info.rating is not None:
+            self.result.ratings[-1] = info.rating
+        return await self._after_game(len(table.seats))
+
+    async def _after_game(self, players: int) -> bool:
+        """A game ended (and its ratings came): say so; True when the bot is done."""
+        result = self.result
+        done = result.games >= self.games and (self.games > 0 or self.ladder is None)
+        rating = result.ratings[-1] if result.ratings else None
+        rated = "" if rating is None else f", rating {rating:.2f}"
+        then = "" if done else "; queueing again" if self.ladder is not None else ""
+        log.warning("%s: game %d over at table %s: place %d of %d%s%s", self.name,
+                    result.games, result.tables[-1] if result.tables else "?",
+                    result.places[-1], players, rated, then)
+        if done:
+            return True
+        if self.ladder is not None:
+            await self.conn.send(wire.Leave())  # then queue again (_on_left)
+        elif self.hosting:
+            await self.conn.send(wire.Start())
+        return False
+
     async def _wait_for_server(self, why: str) -> bool:
         """Reach the server again within ``reconnect_for`` seconds; False if not."""
         if self.reconnect_for <= 0:
@@ -235,10 +267,15 @@ class BotSession:
     async def _handle(self, message: Any) -> bool:
         """React to one message; True when the bot is done."""
         result = self.result
+        if isinstance(message, wire.TableUpdated) and self._rating_due:
+            return await self._rated(message.table)
         if isinstance(message, LinkLost):
             log.warning("%s: %s; reconnecting", self.name, message.reason)
         elif isinstance(message, LinkRestored):
             self.sent = None  # an answer sent as the link died may be lost: send it again
+            if message.welcome.resumed:
+                log.warning("%s: reconnected to %s (the session was kept)", self.name,
+                            self.conn.address)
             if message.welcome.resumed and self._queued_at is not None:
                 log.info("%s: the queue entry went with the link: queueing again", self.name)
                 await self.take_seat()
@@ -289,17 +326,14 @@ class BotSession:
             result.games += 1
             result.places.append(message.places[self.tracker.seat or 0])
             result.totals.append(list(message.totals))
-            if self.tracker.model.table is not None:
-                result.tables.append(self.tracker.model.table.table_id)
-            if result.games >= self.games and (self.games > 0 or self.ladder is None):
-                return True
-            if self.ladder is not None:
-                log.warning("%s: game %d over at table %s: place %d of %d; queueing again",
-                            self.name, result.games, self.result.table_id, result.places[-1],
-                            len(message.places))
-                await self.conn.send(wire.Leave())  # then queue again (_on_left)
-            elif self.hosting:
-                await self.conn.send(wire.Start())
+            table = self.tracker.model.table
+            if table is not None:
+                result.tables.append(table.table_id)
+            result.ratings.append(None)
+            if table is not None and table.options.rated:
+                self._rating_due = True  # said (and the next game begun) with the ratings
+                return False
+            return await self._after_game(len(message.places))
         elif isinstance(message, wire.Goodbye):
             text = message.message or message.reason
             if message.reason == "server_shutdown":

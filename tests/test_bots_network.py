@@ -98,12 +98,18 @@ def test_nimmt_bot_command_says_what_is_wrong_without_a_server(capsys) -> None:
 # --- a commit lost with the link is sent again --------------------------------------------
 
 
-def test_a_bot_commits_again_when_its_commit_was_lost_with_the_link() -> None:
+def test_a_bot_commits_again_when_its_commit_was_lost_with_the_link(caplog) -> None:
     options = wire.TableOptions(seats=4, rounds=1, point_limit=None, step_delay=0.0, turn_time=10.0)
-    with running_server() as server_port, DropProxy(server_port) as proxy:
+    with running_server() as server_port, DropProxy(server_port) as proxy, \
+            caplog.at_level(logging.WARNING, logger="nimmt.bots"):
         result = asyncio.run(asyncio.wait_for(
             play_bot("127.0.0.1", proxy.port, HeuristicStrategy(), name="Heuri", create=options,
                      add_bots=3), timeout=30))
+    said = [r.getMessage() for r in caplog.records]
+    dropped = next(i for i, text in enumerate(said) if text.endswith("; reconnecting"))
+    assert said[dropped + 1] == (f"Heuri: reconnected to 127.0.0.1:{proxy.port} (the session "
+                                 "was kept)")
+    assert said[-1].startswith("Heuri: game 1 over at table ")  # the last game's too
     lost = proxy.dropped
     assert lost is not None and (lost["round"], lost["turn"]) == (1, 1)
     # On the new connection, after the snapshot, the bot commits again: the server

@@ -5,7 +5,9 @@ each other at the tables the server forms."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -55,16 +57,26 @@ def test_nimmt_bot_ladder_queues_again_after_each_game_until_stopped(tmp_path: P
 
 def test_nimmt_bot_ladder_plays_its_games_and_says_how_long_it_queued(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setenv("NIMMT_STATE_DIR", str(tmp_path))
     with running_server() as port:
         address = f"127.0.0.1:{port}"
         args = [address, "--ladder", "--name", "Lad", "--seats", "3", "--fill-after", "0",
                 "--games", "2", *QUICK]
-        assert bot_main(args) == 0
-        out = capsys.readouterr().out
-        assert "game 1: place" in out and "game 2: place" in out
-        assert "queued 2 time(s)" in out
+        with caplog.at_level(logging.WARNING, logger="nimmt.bots"):
+            assert bot_main(args) == 0
+        out = capsys.readouterr().out.splitlines()
+        games = [line for line in out if line.startswith("game ")]
+        assert [g.split(":")[0] for g in games] == ["game 1", "game 2"]
+        assert all(re.fullmatch(r"game \d: place [123], totals \[.*\], rating -?\d+\.\d\d", g)
+                   for g in games), games
+        assert f"the leaderboard: nimmt-client {address}, then R in the lobby" in "\n".join(out)
+        assert any(line.startswith("queued 2 time(s)") for line in out)
+        # each game's end is said as it comes, with the rating it left, the last one too
+        over = [r.getMessage() for r in caplog.records if " over at table " in r.getMessage()]
+        assert [o.split(" over at table ")[0] for o in over] == ["Lad: game 1", "Lad: game 2"]
+        assert over[0].endswith("; queueing again") and "rating" in over[0]
+        assert re.search(r"place \d of 3, rating -?\d+\.\d\d$", over[1]), over
         # --ladder leaves the table to the server
         with pytest.raises(SystemExit):
             bot_main([address, "--ladder", "--create"])
