@@ -235,7 +235,7 @@ class Report:
             f"a seat, rules: {', '.join(variants)}, seed {self.seed}, {self.jobs} "
             f"{'workers on ' + self.cluster if self.cluster else 'processes'}, "
             f"{self.seconds:.1f} s",
-            f"{'strategy':<{width}}{'seats':>6}{'bullheads/round':>20}{'win share':>11}"
+            f"{'strategy':<{width}}{'seats':>6}{'bullheads/round ±95%':>20}{'win share':>11}"
             f"{'ms/decision':>13}{'worst ms':>10}   vs first (95% CI)",
         ]
         for s in self.strategies:

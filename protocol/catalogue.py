@@ -101,6 +101,13 @@ def hexdump(data: bytes) -> str:
     return "\n".join(data[i:i + 16].hex(" ") for i in range(0, len(data), 16))
 
 
+def _summary(cls: Any) -> str:
+    """A class's description: its docstring's first paragraph, on one line (its
+    first line alone would cut a sentence that goes on)."""
+    paragraph = (cls.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(line.strip() for line in paragraph.splitlines())
+
+
 def render_messages() -> str:
     lines: list[str] = []
     done: set[str] = set()
@@ -109,7 +116,7 @@ def render_messages() -> str:
         for tag in tags:
             cls = REGISTRY[tag]
             done.add(tag)
-            doc = (cls.__doc__ or "").strip().splitlines()[0]
+            doc = _summary(cls)
             since = f" **Version {cls.SINCE} and later.**" if cls.SINCE > 1 else ""
             lines += [f"#### `{tag}`", "", f"*{_direction(cls)}* — {doc}{since}", ""]
             lines += [f"Accepted: {_states_for(tag)}.", ""]
@@ -142,7 +149,7 @@ def _json(v: Any) -> str:
 def render_structs() -> str:
     lines: list[str] = []
     for cls in STRUCTS:
-        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        doc = _summary(cls)
         lines += [f"#### `{cls.__name__}`", "", doc, ""]
         lines += _rows(cls, envelope=False)
         lines.append("")

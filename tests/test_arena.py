@@ -106,6 +106,10 @@ def test_command_line_whole_games_and_text(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert "2 players, 2 games" in out and "tactic_deck" in out
     assert "heuristic" in out and "random" in out and "bullheads/round" in out
+    # the ± after the bullheads is a 95% interval, and the header says so, over its column
+    head, first = out.splitlines()[1], out.splitlines()[2]
+    assert head.index("bullheads/round ±95%") + len("bullheads/round ±95%") == \
+        first.index(" ± ") + len(" ± ") + 5
 
 
 @pytest.mark.parametrize(

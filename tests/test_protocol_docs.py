@@ -73,3 +73,19 @@ def test_examples_in_the_catalogue_are_the_examples_module() -> None:
 def test_minimal_bot_listing_is_the_file() -> None:
     src = BOT.read_text(encoding="utf-8")
     assert "```python\n" + src.rstrip("\n") + "\n```" in doc()
+
+
+def test_every_generated_description_is_whole_sentences() -> None:
+    """A docstring's first paragraph, however many lines it takes, is the description:
+    its first line alone cut `queued`, `pause`, `resume` and `clock_paused` mid-sentence."""
+    from nimmt.protocol.base import REGISTRY
+
+    text = catalogue.render_messages() + catalogue.render_structs()
+    described = [line for line in text.splitlines() if line.startswith("*") and " — " in line]
+    assert len(described) == len(REGISTRY)
+    for line in described:
+        words = line.split(" — ", 1)[1].removesuffix(" **Version 2 and later.**") \
+            .removesuffix(" **Version 3 and later.**")
+        assert words.endswith((".", ")")), line
+    assert ("You wait in the queue: the answer to queue (re set), and again (re nil) when "
+            "your position, waiting or server_full changed, at most once a second.") in text
