@@ -353,3 +353,28 @@ def test_a_seat_freed_after_a_reveal_gets_the_table_a_new_seed_and_drops_every_c
     before = h2.match.commitment
     h2.send(BOB, P.Leave(id=2))
     assert h2.match.commitment == before and h2.match._deal.hashes == ()
+
+
+def test_a_table_that_starts_by_itself_read_back_while_its_reveals_were_asked_asks_again():
+    """A restart while a ladder table waited for its reveals: the table comes back
+    waiting (the status is not kept) with its seats full and the reveals made; at its
+    first call it asks again for the reveals not made, and the game starts."""
+    h = three_seats()
+    h.match.autostart = True  # as a ladder table is opened
+    h.send(BOB, P.Join(table_id="t1", entropy_hash=digest(BOB_ENTROPY), id=1))
+    h.send(CY, P.Join(table_id="t1", entropy_hash=digest(CY_ENTROPY), id=1))
+    assert h.match.status == "revealing"  # the last seat taken: no start needed
+    h.send(BOB, P.Reveal(entropy=BOB_ENTROPY, id=2))
+    m = Match.restored("t1", "test", h.match.settings, now=100.0, persistent=False,
+                       autostart=True, dealer=None, deal=h.match._deal, room=h.match.room,
+                       status="waiting", games_played=0)
+    back = Harness(m)
+    back.now = 100.0
+    back.input(Reconnected(CY.id))
+    asked = back.last(CY, "reveal_request")
+    assert (asked.remaining, asked.deadline) == (10.0, WALL + 110.0)
+    assert not back.of(BOB, "reveal_request")  # Bob's reveal is kept
+    back.send(CY, P.Reveal(entropy=CY_ENTROPY, id=3))
+    assert back.last(ANN, "round_started").commitment == h.match.commitment
+    assert m._fair is not None and m._fair.contributions == (
+        b"", bytes.fromhex(BOB_ENTROPY), bytes.fromhex(CY_ENTROPY))

@@ -230,6 +230,10 @@ class Match(MatchState):
         """Send what is due, take the inputs that waited for it, and make every decision
         that is due now: built-in bots at once, players whose deadline passed, and
         away players whose grace is over."""
+        if self.status == "waiting" and self.autostart and self.room.full():
+            # a table read back by a restart while its reveals were asked for (the
+            # status is not kept): its game starts, asking again for those not made
+            match_reveals.start(self)
         while True:
             if not match_timing.send_due_steps(self):
                 return
