@@ -107,3 +107,34 @@ def test_a_stream_that_ends_inside_a_frame_says_how_much_was_left():
         decoder.next_body()
     assert broken.value.code == "truncated"
     assert str(broken.value) == "truncated: stream ended inside a frame (7 bytes left)"
+
+
+def test_the_end_of_the_stream_is_said_once_and_no_data_may_follow_it():
+    decoder = P.FrameDecoder(CLIENT)
+    assert decoder.eof is False
+    decoder.receive_data(frame(b"last"))
+    decoder.receive_data(b"")
+    assert decoder.eof is True
+    decoder.receive_data(b"")  # said again: nothing changes
+    with pytest.raises(P.LocalProtocolError, match="receive_data after end of stream"):
+        decoder.receive_data(b"late")
+    assert decoder.next_body() == b"last"  # what came before the end is still read
+    assert decoder.next_body() is P.CONNECTION_CLOSED
+
+
+def test_a_frame_limit_below_one_byte_is_refused_and_one_byte_is_a_limit():
+    for size in (0, -5):
+        with pytest.raises(ValueError, match="^max_frame_size must be positive$"):
+            P.FrameDecoder(CLIENT, max_frame_size=size)
+    decoder = P.FrameDecoder(CLIENT, max_frame_size=1)
+    decoder.receive_data(frame(b"a") + frame(b"ab"))
+    assert decoder.next_body() == b"a"
+    with pytest.raises(P.RemoteProtocolError, match="frame length 2 exceeds the limit 1"):
+        decoder.next_body()
+
+
+def test_an_empty_frame_is_a_frame():
+    decoder = P.FrameDecoder(CLIENT)
+    decoder.receive_data(frame(b"") + frame(b""))
+    assert [decoder.next_body(), decoder.next_body()] == [b"", b""]
+    assert decoder.next_body() is P.NEED_DATA and decoder.buffered == 0
