@@ -115,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="watch a finished game step by step: a record file "
                    "(nimmt-replay --export), or a game id of --db (default: the server's "
                    "default database, as nimmt-replay reads it)")
+    p.add_argument("--seat", type=int, metavar="N", default=None,
+                   help="--replay: as the player at seat N saw the game (1 is the first), "
+                   "with that player's hand")
     p.add_argument("--db", metavar="PATH",
                    help="the server's database: of --replay GAME_ID, and of the games the "
                    "lobby's history (H) lists (default: the server's default database)")
@@ -153,6 +156,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if not args.solo and (args.turn_time is not None or args.time_bank):
         p.error("--turn-time and --time-bank are for --solo (a shared table's times "
                 "are set on the new-table form)")
+    if args.seat is not None and (args.replay is None or not 1 <= args.seat <= 10):
+        p.error("--seat N goes with --replay: the seat (1 to 10) whose hand to show")
     if args.replay is not None and args.replay.isdigit() and args.db is None \
             and not os.path.exists(args.replay):
         args.db = ""  # a game id: of the server's default database, as nimmt-replay reads it
@@ -331,7 +336,8 @@ async def _replay(args: argparse.Namespace, interactive: bool) -> int:
     from .tui.app import run_replay
 
     try:
-        messages = await asyncio.to_thread(load_replay, args.replay, args.db)
+        seat = None if args.seat is None else args.seat - 1
+        messages = await asyncio.to_thread(lambda: load_replay(args.replay, args.db, seat=seat))
     except ReplayError as exc:
         print(f"nimmt-client: cannot replay {args.replay}: {exc}", file=sys.stderr)
         return 1

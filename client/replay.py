@@ -45,17 +45,21 @@ class ReplayError(Exception):
 
 
 def replay_command(game: str, db: str | None = None,
-                   python: str = sys.executable) -> list[str]:
-    """The command that prints the game as a spectator's messages (JSON lines)."""
+                   python: str = sys.executable, seat: int | None = None) -> list[str]:
+    """The command that prints the game as a spectator's messages (JSON lines); from
+    ``seat``: as that player saw it, with its hands."""
     return [python, "-m", "nimmt.server.records", "spectator", game,
-            *(("--db", db) if db is not None else ())]
+            *(("--db", db) if db is not None else ()),
+            *(("--seat", str(seat)) if seat is not None else ())]
 
 
-def load_replay(game: str, db: str | None = None, *, timeout: float = 60.0) -> list[Message]:
-    """The messages of game ``game`` (a record file, or with ``db`` a game id)."""
+def load_replay(game: str, db: str | None = None, *, timeout: float = 60.0,
+                seat: int | None = None) -> list[Message]:
+    """The messages of game ``game`` (a record file, or with ``db`` a game id); from
+    ``seat`` (0 the first): as its player saw them, its hand shown."""
     messages: list[Message] = []
-    for n, line in enumerate(command_lines(replay_command(game, db), "replay", timeout,
-                                           ReplayError), 1):
+    for n, line in enumerate(command_lines(replay_command(game, db, seat=seat), "replay",
+                                           timeout, ReplayError), 1):
         try:
             messages.append(P.decode_message(json.loads(line), P.SERVER))
         except (ValueError, P.ProtocolError) as exc:

@@ -295,3 +295,33 @@ def test_a_replay_by_game_id_alone_reads_the_server_s_default_database(
     assert err.startswith(f"nimmt-client: cannot replay 7: nimmt-replay: there is no database "
                           f"at {tmp_path / 'nimmt' / 'nimmt.db'} (the server's default "
                           "database"), err
+
+
+def test_a_replay_from_a_seat_is_asked_for_with_seat_n_counted_from_1(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from nimmt.client.replay import replay_command
+
+    assert parse_args(["--replay", "g.json", "--seat", "2"]).seat == 2
+    assert replay_command("g.json", None, "python", seat=1)[-2:] == ["--seat", "1"]
+    for wrong in (["--seat", "2"], ["--replay", "g.json", "--seat", "0"]):
+        with pytest.raises(SystemExit) as info:
+            parse_args(wrong)
+        assert info.value.code == 2 and "--seat N goes with --replay" in capsys.readouterr().err
+
+
+def test_load_replay_from_a_seat_runs_the_spectator_command_seated_with_its_hands(
+        tmp_path) -> None:
+    from storage_helpers import play_game
+
+    from nimmt.client.replay import load_replay
+    from nimmt.engine import Options, record_from_game
+
+    game, _ = play_game(Options(players=2, rounds=1), 3)
+    path = tmp_path / "game.json"
+    record = record_from_game(game, seats=["Ann", "Bob"])
+    path.write_text(record.to_json())
+    messages = load_replay(str(path), seat=1)
+    assert isinstance(messages[0], P.Seated) and messages[0].seat == 1
+    hands = [sorted(m.cards) for m in messages if isinstance(m, P.HandDealt)]
+    assert hands == [sorted(record.rounds[0].hands[1])]  # type: ignore[index]
+    assert not any(isinstance(m, P.HandDealt) for m in load_replay(str(path)))

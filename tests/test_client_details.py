@@ -306,3 +306,23 @@ def test_a_big_terminal_shows_the_score_sheet_under_the_table_beside_the_log() -
         ["Cat", "0", "0", "0"], ["Dan", "1", "1", "2"]]
     screen.size = lambda: Size(rows=60, columns=140)  # the log is below the table: no room
     assert screen.sheet_below() == []
+
+
+def test_a_replay_from_a_seat_shows_that_player_s_hand_and_bots_keep_their_mark() -> None:
+    game, _ = play_game(Options(players=3, rounds=1), 5)
+    record = record_from_game(game, seats=["Ann", "Bob", "Cat"])
+    dealt = sorted(record.rounds[0].hands[1])  # type: ignore[index]
+    player = ReplayPlayer(spectator_messages(record, "t7", "Friday", seat=1,
+                                             kinds=["human", "bot", "bot"]))
+    m = player.model
+    assert m.seat == 1 and m.hand == dealt and m.turn == 1
+    c = controller(m)
+    c.replay = player
+    assert "replay of “Friday” · as Bob · 66 pts" in text_of(render.title_bar(c, 120))
+    seats = text_of(board.players_panel(c, 37)).splitlines()[1:]
+    assert [("⚙" in line) for line in seats] == [False, True, True]
+    player.step(+1)  # the cards revealed: Bob's is no longer in his hand
+    played = dict(player.model.revealed)[1]
+    assert player.model.hand == [card for card in dealt if card != played]
+    watching = ReplayPlayer(spectator_messages(record)).model
+    assert watching.seat is None and watching.hand == []  # as a spectator: no hand

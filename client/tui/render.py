@@ -65,6 +65,8 @@ def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
         out.append(("class:title.watch", " replay "))
         label = f"“{m.table.name}”" if m.table.name and with_name else m.table.table_id
         out.append(("class:title", ("" if short else "of ") + label))
+        if m.seat is not None:  # (--seat: as that player saw it, its hand shown)
+            out.append(("class:title.name", f" · {'' if short else 'as '}{m.name_of(m.seat)}"))
     else:
         out.append(("class:title.online", " ● ") if m.online else
                    ("class:title.offline", " ○ reconnecting… "))

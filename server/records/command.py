@@ -152,6 +152,9 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
                        help="a record file (- : standard input), or with --db the id of a "
                        f"game the server kept ({PROG} games --db PATH lists them)")
         _add_db(p, "read game GAME_ID from the server's database")
+    sub.choices["spectator"].add_argument(
+        "--seat", type=int, metavar="N",
+        help="as the player at seat N saw it (0 is the first): seated there, with its hands")
     analyse = sub.add_parser(
         "analyse", prog=f"{PROG} analyse",
         description="For each decision of a seat: every legal choice's expected bullheads to "

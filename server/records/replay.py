@@ -101,47 +101,64 @@ def _emit(out: TextIO, line: str) -> None:
 
 
 def spectator_messages(record: Record, table_id: str = "replay",
-                       table_name: str = "") -> list[P.Message]:
+                       table_name: str = "", *, seat: int | None = None,
+                       kinds: Sequence[str] | None = None) -> list[P.Message]:
     """The game of ``record`` as a spectator of its table receives it: ``watching``,
     then the game's messages (a record that starts from a position: a ``snapshot``
-    of it). Raises ``RecordError`` where the record contradicts the rules."""
+    of it). From ``seat``: ``seated`` there instead, and that seat's hands too (its
+    requests are left out: nothing is asked of a replay). ``kinds``: each seat's
+    ("bot" or "human", as the server kept them; default human). Raises
+    ``RecordError`` where the record contradicts the rules."""
     o = record.options
+    if seat is not None and not 0 <= seat < o.players:
+        raise RecordError(f"--seat {seat}: the game has seats 0 to {o.players - 1}")
     options = P.TableOptions(
         seats=o.players, tactic_deck=o.tactic_deck, draft=o.draft, professional=o.professional,
         point_limit=o.point_limit, rounds=o.rounds, turn_time=_UNTIMED, choice_time=_UNTIMED,
         draft_time=_UNTIMED, step_delay=0.0)
-    seats = tuple(P.SeatInfo(name=record.name(s)[:32] or f"seat {s + 1}", kind="human",
-                             connected=True, total=0, penalties=0) for s in range(o.players))
+    seats = tuple(P.SeatInfo(name=record.name(s)[:32] or f"seat {s + 1}",
+                             kind=kinds[s] if kinds and s < len(kinds) and kinds[s] in ("bot", "human")
+                             else "human", connected=True, total=0, penalties=0)
+                  for s in range(o.players))
     info = P.TableInfo(table_id=table_id, name=table_name[:40], options=options, seats=seats,
                        host=None, status="playing", spectators=0)
-    out: list[P.Message] = [P.Watching(table=info)]
+    out: list[P.Message] = [P.Watching(table=info) if seat is None
+                            else P.Seated(table=info, seat=seat)]
     run = Replay(record)
     shown = (0, 0)
     for step in run:
         game = run.game
         assert game is not None
         if isinstance(step.action, Start):
-            out.append(translate.snapshot(game.view(None), info, None, None))
+            out.append(translate.snapshot(game.view(seat), info, None, None))
             shown = (game.round, game.turn)
             continue
         for event in step.events:
+            if isinstance(event, HandDealt) and seat is not None:
+                out += [msg for to, msg in messages_for(event, game.options, game.view, shown,
+                                                        (0.0, 0.0))
+                        if to == seat and isinstance(msg, P.HandDealt)]
+                continue
             if isinstance(event, (CommitAccepted, HandDealt)):
                 continue  # told to one seat only
             if isinstance(event, RoundStarted):
                 shown = (event.round, 0)
             elif isinstance(event, TurnStarted):
                 shown = (event.round, event.turn)
-            for seat, msg in messages_for(event, game.options, game.view, shown, (0.0, 0.0)):
-                if seat is None:
+            for to, msg in messages_for(event, game.options, game.view, shown, (0.0, 0.0)):
+                if to is None:
                     out.append(msg)
     return out
 
 
 class _Loaded:
-    """A record read from a file or the database, with what to call it."""
+    """A record read from a file or the database, with what to call it (and, from the
+    database, each seat's kind)."""
 
-    def __init__(self, record: Record, label: str, table_id: str, name: str) -> None:
+    def __init__(self, record: Record, label: str, table_id: str, name: str,
+                 kinds: Sequence[str] | None = None) -> None:
         self.record, self.label, self.table_id, self.name = record, label, table_id, name
+        self.kinds = kinds
 
 
 def _load(game: str, db: str | None, err: TextIO) -> _Loaded | int:
@@ -167,8 +184,9 @@ def _load(game: str, db: str | None, err: TextIO) -> _Loaded | int:
     finally:
         store.close()
     summary = stored.summary
+    kinds = [p.kind for p in sorted(summary.players, key=lambda p: p.seat)]
     return _Loaded(stored.record, f"game {game}", summary.table_id or "replay",
-                   f"{summary.table_name}, game {summary.game_no}")
+                   f"{summary.table_name}, game {summary.game_no}", kinds)
 
 
 def _spectator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -177,7 +195,8 @@ def _spectator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if isinstance(loaded, int):
         return loaded
     try:
-        messages = spectator_messages(loaded.record, loaded.table_id, loaded.name)
+        messages = spectator_messages(loaded.record, loaded.table_id, loaded.name,
+                                      seat=getattr(args, "seat", None), kinds=loaded.kinds)
     except RecordError as e:
         err.write(f"{PROG}: {loaded.label}: {e}\n")
         return 1
