@@ -160,3 +160,9 @@ def test_a_contribution_of_exactly_32_bytes_is_taken():
     FairDeal(bytes(32), (bytes(32), b"\xff" * 32))
     with pytest.raises(UnfairDeal, match=r"^a contribution is at most 32 bytes, not 33$"):
         FairDeal(bytes(32), (b"", bytes(33)))
+
+
+def test_a_withheld_seat_past_the_last_is_refused_as_one_that_sent_no_hash():
+    fair = FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(5,))
+    with pytest.raises(UnfairDeal, match=r"^seat 5 withheld a reveal it never committed to "):
+        fair.check_reveals()

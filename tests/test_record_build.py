@@ -43,3 +43,19 @@ def test_a_start_with_other_totals_is_refused_after_the_game_is_over():
         first_decisions(game, 1)
     with pytest.raises(ValueError, match=REFUSED):
         record_from_game(game, start=start_with((40, 0, 7)))
+
+
+def test_a_start_whose_hands_could_not_have_played_the_game_is_refused_saying_so():
+    game = Game.from_position(Options(players=3, rounds=3), ROWS, HANDS, totals=[4, 0, 7],
+                              round=2, rng=random.Random(3))
+    first_decisions(game, 3)
+    played = [c for c in game.history if hasattr(c, "card")][0].card  # type: ignore[attr-defined]
+    other = [list(h) for h in HANDS]
+    for hand in other:  # the card seat 0 played is not in its hand at this start
+        if played in hand:
+            hand[hand.index(played)] = 99
+    start = Start(rows=tuple(map(tuple, ROWS)), hands=tuple(map(tuple, other)),
+                  totals=(4, 0, 7), round=2)
+    with pytest.raises(ValueError) as refused:
+        record_from_game(game, start=start)
+    assert str(refused.value).startswith("the game's history does not follow from its start: ")
