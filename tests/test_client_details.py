@@ -326,3 +326,23 @@ def test_a_replay_from_a_seat_shows_that_player_s_hand_and_bots_keep_their_mark(
     assert player.model.hand == [card for card in dealt if card != played]
     watching = ReplayPlayer(spectator_messages(record)).model
     assert watching.seat is None and watching.hand == []  # as a spectator: no hand
+
+
+def test_the_sheet_under_the_table_does_not_stop_a_solo_game_s_clock() -> None:
+    m = feed(TableModel(Clock()), welcome(),
+             P.Seated(table=table(NAMES, bots=(1, 2, 3)), seat=0), P.RoundStarted(round=1),
+             P.TurnStarted(round=1, turn=1, deadline=1e9, remaining=30.0))
+    sent: dict[str, list[str]] = {}
+    for columns in (200, 80):
+        c = controller(m)
+        screen = Screen(c)
+        screen.size = lambda: Size(rows=60, columns=columns)  # noqa: B023
+
+        async def round_ends(c: Controller) -> None:
+            c.on_message(P.RoundScored(round=1, penalties=(1, 0, 0, 0), totals=(1, 0, 0, 0)))
+            await c.drain()
+        asyncio.run(round_ends(c))
+        assert c.ui.sheet_open
+        sent[f"{columns}"] = [x.TYPE for x in c.conn.sent]  # type: ignore[attr-defined]
+        m.scores = []  # (the next size sees the round end afresh)
+    assert sent == {"200": [], "80": ["pause"]}  # over the table (80): stopped while read

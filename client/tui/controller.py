@@ -91,6 +91,8 @@ class Controller(LadderKeys, QueueKeys):
         self._queue_request: P.Queue | None = None  # the last queue sent (queue_keys)
         self.bot_level = self.plan.bot_level
         self._pause_sent = False  # we asked the server to stop a solo game's clock
+        #: the score sheet is drawn under the table, not over it (the layout says)
+        self.sheet_inline: Callable[[], bool] = lambda: False
 
     # ------------------------------------------------------------------ sending
     def send(self, msg: Message) -> None:
@@ -634,7 +636,8 @@ class Controller(LadderKeys, QueueKeys):
         seats = m.table.seats if m.table is not None else ()
         solo = m.seat is not None and all(
             s is None or s.kind == "bot" for i, s in enumerate(seats) if i != m.seat)
-        want = (self.ui.help_open or self.ui.sheet_open) and solo and m.online \
+        covered = self.ui.help_open or (self.ui.sheet_open and not self.sheet_inline())
+        want = covered and solo and m.online \
             and m.in_game and not m.untimed and self.replay is None
         if want != self._pause_sent:
             self._pause_sent = want

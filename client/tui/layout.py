@@ -71,6 +71,7 @@ class Screen:
         self.size: Callable[[], Size] = lambda: Size(rows=24, columns=80)
         self.chat = Buffer(multiline=False, name="chat")
         self._log_line_count = 1  # lines of the log as last drawn (wrapped)
+        c.sheet_inline = lambda: bool(self.sheet_below())  # (it covers nothing there)
         ctl = FormattedTextControl
         cols = lambda: self.size().columns  # noqa: E731
 
