@@ -107,6 +107,19 @@ def test_a_stream_that_ends_inside_a_frame_says_how_much_was_left():
         decoder.next_body()
     assert broken.value.code == "truncated"
     assert str(broken.value) == "truncated: stream ended inside a frame (7 bytes left)"
+    assert decoder.buffered == 0  # nothing kept of a broken stream
+
+
+def test_next_message_decodes_each_frame_and_passes_the_sentinels_on():
+    pong, listing = P.Pong(nonce=8), P.ListTables(id=3)
+    decoder = P.FrameDecoder(CLIENT)
+    decoder.receive_data(P.encode_frame(pong) + P.encode_frame(listing)[:3])
+    assert decoder.next_message() == pong
+    assert decoder.next_message() is P.NEED_DATA
+    decoder.receive_data(P.encode_frame(listing)[3:])
+    decoder.receive_data(b"")
+    assert decoder.next_message() == listing
+    assert decoder.next_message() is P.CONNECTION_CLOSED
 
 
 def test_the_end_of_the_stream_is_said_once_and_no_data_may_follow_it():
