@@ -137,7 +137,7 @@ def test_a_smaller_limit_gives_up_at_exactly_that_many(program: Program, waits) 
 
 
 def test_a_question_during_the_wait_is_decided_at_once_and_counts_as_a_failure(
-        program: Program) -> None:
+        program: Program, caplog) -> None:
     """A real wait this time: the program is restarted 5 s after its failure, and a
     question due in 0.3 s does not wait for it."""
     player = ProgramPlayer(program.command, backoff=(5.0,), margin=0.1)
@@ -153,7 +153,13 @@ def test_a_question_during_the_wait_is_decided_at_once_and_counts_as_a_failure(
         finally:
             await player.aclose()
 
-    first, second, took = asyncio.run(asyncio.wait_for(run(), 30))
+    with caplog.at_level(logging.WARNING, logger="nimmt.bots"):
+        first, second, took = asyncio.run(asyncio.wait_for(run(), 30))
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2 and "Restarting it in 5 s (failure 1 in a row" in said[0]
+    # the restart already on its way is not put off by a second one
+    assert said[1].endswith("It is being restarted (failure 2 in a row, the bridge gives up "
+                            "at 10).")
     assert isinstance(first, Commit) and isinstance(second, Commit) and second.seat == 1
     assert took < 1.0  # decided by the deadline less the margin, not after the 5 s wait
     assert player.failures == 2 and player.starts == 1 and player.answered == 0
