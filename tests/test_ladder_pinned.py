@@ -16,7 +16,7 @@ from openskill.models import PlackettLuce
 from nimmt import protocol as P
 from nimmt.server.ladder.claims import new_key
 from nimmt.server.ladder.desk import TREND_GAMES, LadderDesk
-from nimmt.server.ladder.ratings import Ladder, bot_name
+from nimmt.server.ladder.ratings import Ladder, bot_name, withheld_last
 from nimmt.server.records.leaderboard import leaderboard
 from nimmt.server.storage import Store
 from nimmt.server.storage.ladder import RatingChange, StoredRating, save_ratings
@@ -77,6 +77,17 @@ def test_a_game_without_a_name_and_place_for_each_of_two_seats_is_not_rated(name
 def test_built_in_bots_are_rated_under_their_strategy_s_name_alone():
     assert [bot_name(s) for s in ("easy", "search:ms=50", " hard :x", "mcs")] == [
         "bot:easy", "bot:search", "bot:hard", "bot:mcs"]
+
+
+def test_a_seat_that_withheld_its_reveal_is_rated_below_every_seat_that_did_not():
+    assert withheld_last([1, 2, 3], [0]) == [4, 2, 3]
+    assert withheld_last([2, 1, 2, 4], [1, 3]) == [2, 5, 2, 5]  # two withheld: tied last
+    assert withheld_last([1, 1], []) == [1, 1]
+    # rated so: the winner who withheld loses as much as a plain last place would
+    plain, withheld = Ladder(), Ladder()
+    plain.rate(["Ann", "Bob", "Cy"], [3, 1, 2])
+    withheld.rate(["Ann", "Bob", "Cy"], withheld_last([1, 1, 2], [0]))
+    assert withheld.get("Ann") == plain.get("Ann")
 
 
 # ---------------------------------------------------------------- the trend's window
