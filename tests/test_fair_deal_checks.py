@@ -166,3 +166,21 @@ def test_a_withheld_seat_past_the_last_is_refused_as_one_that_sent_no_hash():
     fair = FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(5,))
     with pytest.raises(UnfairDeal, match=r"^seat 5 withheld a reveal it never committed to "):
         fair.check_reveals()
+
+
+def test_a_seed_is_exactly_32_bytes_and_hashes_one_per_seat():
+    for size in (31, 33):
+        with pytest.raises(UnfairDeal, match=rf"^a seed is 32 bytes, not {size}$"):
+            FairDeal(bytes(size), ())
+    with pytest.raises(UnfairDeal, match=r"^3 hashes for 2 seats$"):
+        FairDeal(bytes(32), (b"", b""), hashes=(_sha(b""),) * 3)
+    with pytest.raises(UnfairDeal, match=r"once each: \(0, 0, 1\)$"):
+        FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(0, 0, 1))
+
+
+def test_seat_0_may_withhold_and_a_seat_before_it_may_not():
+    FairDeal(bytes(32), (b"", b"bob"), hashes=(_sha(b"ann"), _sha(b"bob")),
+             withheld=(0,)).check_reveals()
+    fair = FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(-1,))
+    with pytest.raises(UnfairDeal, match=r"^seat -1 withheld a reveal it never committed to "):
+        fair.check_reveals()
