@@ -184,3 +184,11 @@ def test_seat_0_may_withhold_and_a_seat_before_it_may_not():
     fair = FairDeal(bytes(32), (b"", b""), hashes=(_sha(b"a"), _sha(b"b")), withheld=(-1,))
     with pytest.raises(UnfairDeal, match=r"^seat -1 withheld a reveal it never committed to "):
         fair.check_reveals()
+
+
+def test_a_fair_deal_is_a_value_that_cannot_be_changed_once_made():
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        FAIR.seed = bytes(32)  # type: ignore[misc]
+    assert hash(FAIR) == hash(FairDeal(FAIR.seed, FAIR.contributions))
