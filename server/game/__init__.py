@@ -10,6 +10,7 @@ when to wake). Its parts:
 - ``seats.py``: who sits where, joining, leaving, bots, the host starting the game;
 - ``play.py``: starting a game, dealing, applying decisions, its end;
 - ``deal_commitment.py``: the seed the next game is dealt from and the players' entropy;
+- ``reveals.py``: commit, then reveal: the seats' entropy asked for once the seats are fixed;
 - ``timing.py``: deadlines, warnings, the autopilot, pacing; ``bank.py``: time banks;
 - ``events.py`` and ``translate.py``: engine events as wire messages;
 - ``io.py``: the typed inputs and effects; ``data.py``: a match as plain data;
