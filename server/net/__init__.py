@@ -1,7 +1,9 @@
-"""nimmt.server.net: the wire side: one client connection, and where the server is reached.
+"""nimmt.server.net: the wire side: one client connection, where the server is reached,
+and its announcement on the LAN.
 
 - ``connection.py``: ``ClientConnection``: reader, writer and heartbeat;
-- ``addresses.py``: this machine's LAN addresses and the join hint.
+- ``addresses.py``: this machine's LAN addresses and the join hint;
+- ``announce.py``: the server announced with DNS-SD over multicast DNS (``_nimmt._tcp``).
 """
 
 from .addresses import join_hint, lan_addresses
