@@ -224,3 +224,141 @@ def test_a_line_over_its_bound_by_items_given_back_takes_no_new_item() -> None:
     q.push_front("A", "A0")  # 3 wait now, one over the bound
     assert q.push("A", "A3") == "A3"
     assert drain(q) == ["A0", "A1", "A2"]
+
+
+# ---------------------------------------------------------------- clients (groups)
+# A table's line belongs to a group: the address that caused the table (issue 42,
+# attack 3: 64 addresses' worth of bot-filled ladder tables from one client took a
+# victim's bot answer from 0.1 s to 2.5 s). The groups take turns, then their tables.
+# (The tests above push without a group: each table is a group of its own, and the
+# queue behaves exactly as when the tables alone took turns.)
+
+
+def fill_in(q: ThinkQueue[str], group: str, owner: str, count: int) -> None:
+    for i in range(1, count + 1):
+        assert q.push(owner, f"{owner}{i}", group) is None
+
+
+def test_an_address_with_one_table_gets_every_other_turn_against_one_with_five() -> None:
+    q = ThinkQueue[str](per_owner=10, total=100)
+    for table in ("T", "U", "W", "X", "Y"):
+        fill_in(q, "10.0.0.1", table, 2)
+    fill_in(q, "10.0.0.2", "V", 6)
+    assert (q.waiting_in("10.0.0.1"), q.waiting_in("10.0.0.2"), q.waiting("T")) == (10, 6, 2)
+    assert drain(q) == ["T1", "V1", "U1", "V2", "W1", "V3", "X1", "V4", "Y1", "V5",
+                        "T2", "V6", "U2", "W2", "X2", "Y2"]
+    assert q.waiting_in("10.0.0.1") == 0 and len(q) == 0
+
+
+def test_a_group_that_empties_leaves_the_round_and_comes_back_at_its_end() -> None:
+    q = ThinkQueue[str](per_owner=10, total=100)
+    fill_in(q, "a", "A", 1)
+    fill_in(q, "b", "B", 2)
+    assert q.pop() == "A1"  # a's only line is empty: a leaves the round
+    fill_in(q, "a", "C", 2)  # a new table of a: a comes back behind b
+    assert drain(q) == ["B1", "C1", "B2", "C2"]
+
+
+def test_the_per_table_and_total_bounds_are_exact_with_groups() -> None:
+    q = ThinkQueue[str](per_owner=2, total=5)
+    fill_in(q, "a", "A", 2)
+    assert q.push("A", "A3", "a") == "A3"  # a table's bound, whatever its group
+    fill_in(q, "a", "B", 2)
+    assert q.push("C", "C1", "b") is None  # 5: full
+    assert len(q) == 5
+    # b (1 waiting, 2 with this one) is shorter than a (4): a's newest of its longest
+    # line (A and B are as long: A came first) makes room
+    assert q.push("C", "C2", "b") == "A2"
+    assert len(q) == 5 and q.waiting_in("a") == 3 and q.waiting_in("b") == 2
+    # b would have 3, a has 3: no group is longer than b would be: b's is refused
+    assert q.push("D", "D1", "b") == "D1"
+    assert len(q) == 5
+    assert drain(q) == ["A1", "C1", "B1", "C2", "B2"]
+
+
+def test_when_full_the_longest_address_makes_room_even_if_each_of_its_lines_is_short() -> None:
+    """Longest is counted per address: six tables of one address with one decision
+    each give one up for another address's first (counted per table, every line is
+    as long as the newcomer's would be, and the newcomer was the one refused)."""
+    q = ThinkQueue[str](per_owner=3, total=6)
+    for table in "ABCDEF":
+        fill_in(q, "attacker", table, 1)
+    assert q.push("V", "V1", "victim") == "A1"  # the oldest of the equally long lines
+    assert q.waiting_in("attacker") == 5 and q.waiting("A") == 0
+    assert drain(q) == ["B1", "V1", "C1", "D1", "E1", "F1"]
+
+
+def test_a_tables_group_is_the_one_it_had_while_its_line_waits() -> None:
+    q = ThinkQueue[str](per_owner=5, total=100)
+    assert q.push("T", "T1", "a") is None
+    assert q.push("T", "T2", "b") is None  # still a's: a table does not change address
+    assert (q.waiting_in("a"), q.waiting_in("b")) == (2, 0)
+    q.push_front("T", "T0", "b")
+    assert q.waiting_in("a") == 3
+    assert q.remove("T", "T1") and q.waiting_in("a") == 2
+    assert drain(q) == ["T0", "T2"] and q.waiting_in("a") == 0
+    assert q.push("T", "T3", "b") is None and q.waiting_in("b") == 1  # a new line: b's
+
+
+grouped_operations = st.lists(
+    st.tuples(st.sampled_from(["push", "pop", "remove"]), st.sampled_from("ABCDE"),
+              st.integers(0, 5)),
+    max_size=60,
+)
+GROUP = {"A": "x", "B": "x", "C": "x", "D": "y", "E": "z"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(per_owner=st.integers(1, 4), total=st.integers(1, 8), ops=grouped_operations)
+def test_grouped_bounds_and_turns_hold_whatever_happens(per_owner: int, total: int,
+                                                        ops: list[tuple[str, str, int]]) -> None:
+    """A model of the queue with groups: the bounds, who makes room (the longest
+    group's longest line, oldest first), and the first of a line is taken first."""
+    q = ThinkQueue[str](per_owner=per_owner, total=total)
+    model: dict[str, list[str]] = {}  # each owner's line, in the order the lines came
+    groups: list[str] = []  # the groups waiting, in the order they came (since waiting)
+    serial = 0
+
+    def size(group: str) -> int:
+        return sum(len(line) for o, line in model.items() if GROUP[o] == group)
+
+    for op, owner, index in ops:
+        serial += 1
+        if op == "push":
+            item = f"{owner}{serial}"
+            mine, group = len(model.get(owner, [])), GROUP[owner]
+            refused = q.push(owner, item, group)
+            if mine >= per_owner:
+                assert refused == item
+            elif sum(map(len, model.values())) >= total:
+                longest = max(groups, key=size)  # the first of the equally long
+                if size(longest) <= size(group) + 1:
+                    assert refused == item
+                else:
+                    lines = [o for o in model if GROUP[o] == longest]
+                    victim = max(lines, key=lambda o: len(model[o]))
+                    assert refused == model[victim].pop()
+                    model.setdefault(owner, []).append(item)
+            else:
+                assert refused is None
+                model.setdefault(owner, []).append(item)
+        elif op == "remove":
+            line = model.get(owner, [])
+            item = line[index] if index < len(line) else f"{owner}missing"
+            assert q.remove(owner, item) is (item in line)
+            if item in line:
+                line.remove(item)
+        else:
+            item = q.pop()
+            if item is None:
+                assert not any(model.values())
+            else:
+                assert model[item[0]][0] == item
+                model[item[0]].pop(0)
+        model = {o: line for o, line in model.items() if line}
+        groups = [g for g in groups if size(g)]
+        groups += [g for g in dict.fromkeys(GROUP[o] for o in model) if g not in groups]
+        assert len(q) == sum(map(len, model.values())) <= total
+        assert all(len(line) <= per_owner for line in model.values())
+        for g in "xyz":
+            assert q.waiting_in(g) == size(g)

@@ -29,6 +29,7 @@ from ..sessions.session import Link, Session
 from ..storage import AsyncStore, StorageWriteError
 from ..storage.ladder import RatingChange
 from ..tables.table import Table, storage_notice
+from ..thinking.pool import SERVER_GROUP
 from .table_ids import new_table_id, table_id_prefix
 from .welcome import SERVER_SOFTWARE, Greeter
 
@@ -103,7 +104,9 @@ class Lobby(Greeter):
     # ------------------------------------------------------------------ tables
     def open_table(self, name: str, settings: Any, *, persistent: bool = False,
                    autostart: bool = False, bots: int = 0, seed: int | None = None,
-                   bot_level: str | None = None) -> Table:
+                   bot_level: str | None = None, group: Any = None) -> Table:
+        """A new table; ``group``: the client its bots' thinking counts for in the think
+        pool (the address that caused it; None: the table alone)."""
         if self.store is not None:
             table_id = self.store.new_table_id()  # never one of an earlier run
         else:
@@ -112,7 +115,7 @@ class Lobby(Greeter):
         table = Table(self, table_id, name, settings, persistent=persistent,
                       autostart=autostart, seed=seed,
                       max_spectators=self.config.max_spectators,
-                      spectator_grace=self.config.reconnect_grace)
+                      spectator_grace=self.config.reconnect_grace, group=group)
         for i in range(bots):
             table.place_bot(len(table.seats) - bots + i, bot_level or self.config.bot_level,
                             None)
@@ -133,7 +136,8 @@ class Lobby(Greeter):
         n = self.config.bots
         settings = replace(self.config.table, seats=n + 1)
         name = f"You against {n} bot{'s' if n > 1 else ''}"
-        self.bot_table = self.open_table(name, settings, persistent=True, autostart=True, bots=n)
+        self.bot_table = self.open_table(name, settings, persistent=True, autostart=True, bots=n,
+                                         group=SERVER_GROUP)
         return self.bot_table
 
     async def restore(self) -> list[Table]:
@@ -436,7 +440,7 @@ class Lobby(Greeter):
                                  field="options.rated", message=UNCLAIMED_AT_RATED))
             return
         name = msg.name or f"{session.name}'s table"
-        table = self.open_table(name[:40], settings)
+        table = self.open_table(name[:40], settings, group=address)
         self._creators[table.id] = [(session, address)]
         log.info("session %s (%s) creates table %s", session.sid, session.name, table.id)
         self.enter(session, table, msg)

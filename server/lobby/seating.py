@@ -73,7 +73,7 @@ class LobbyTables(Protocol):
     def stopping(self) -> bool: ...
     def open_table(self, name: str, settings: Any, *, persistent: bool = False,
                    autostart: bool = False, bots: int = 0, seed: int | None = None,
-                   bot_level: str | None = None) -> Any: ...
+                   bot_level: str | None = None, group: Any = None) -> Any: ...
     def enter(self, session: Session, table: Any, msg: P.Message) -> str | None: ...
     def creation_refused(self, session: Session, *, by_session: bool = True) -> str: ...
     def created_for(self, table: Any, session: Session, *, filled: bool) -> None: ...
@@ -262,13 +262,18 @@ class QueueDesk:
         had joined (the last one to sit down starts the game)."""
         sessions = [self._sessions.pop(e.who) for e in formed.players]
         entropy = [self._entropy.pop(e.who, (None, None)) for e in formed.players]
-        for e in formed.players:
-            self._addresses.pop(e.who, None)
+        addresses = {e.who: self._addresses.pop(e.who, None) for e in formed.players}
+        # the bots' thinking counts for the address of the player they were filled in
+        # for (else the first player's): one address with many bot-filled tables has
+        # one turn of the think pool, not one a table (server/thinking/queue.py)
+        group = addresses.get(formed.filled_for if formed.filled_for is not None
+                              else formed.players[0].who)
         settings: TableSettings = formed.kind  # type: ignore[assignment]
         try:
             table = self.lobby.open_table(f"Ladder, {formed.seats} seats", settings,
                                           autostart=True, bots=formed.bots,
-                                          bot_level=formed.bot_level or None)
+                                          bot_level=formed.bot_level or None,
+                                          group=group)
         except Exception:
             for session in sessions:  # out of the queue already: they are told
                 session.send(P.Error(code=E.INTERNAL_ERROR, request="queue",

@@ -14,7 +14,7 @@ fallback deciding for a player's seat.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from nimmt.bots import TIMED, HeuristicStrategy, Strategy, make_strategy, parse_strategy
 from nimmt.engine import Decision
@@ -49,8 +49,10 @@ def bot_key(think: Think) -> BotKey:
 class TableBots:
     """The strategies and worker states of one table's bots."""
 
-    def __init__(self, table_id: str, match: Match) -> None:
+    def __init__(self, table_id: str, match: Match, group: Hashable = None) -> None:
         self.table_id = table_id
+        #: the client the table's thinking counts for (``ThinkPool.think``'s group)
+        self.group = table_id if group is None else group
         self.match = match
         self._bots: dict[BotKey, Strategy] = {}  # made at the bot's first turn
         self._states: dict[BotKey, bytes] = {}  # a timed strategy's last pickled state
@@ -79,7 +81,8 @@ class TableBots:
         key = bot_key(think)
         try:
             thought = await pool.think(spec, think.seed, think.view, self.think_time(think),
-                                       state=self._states.get(key), owner=self.table_id)
+                                       state=self._states.get(key), owner=self.table_id,
+                                       group=self.group)
         except ThinkFailed as e:
             level = logging.INFO if isinstance(e, PoolStopped) else logging.WARNING
             log.log(level, "table=%s seat=%d: %s; the heuristic decides",

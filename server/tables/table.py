@@ -38,7 +38,7 @@ import logging
 import math
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, Protocol
 
 import trio
@@ -105,8 +105,11 @@ class Table:
                  *, persistent: bool = False, autostart: bool = False,
                  seed: int | None = None, max_spectators: int = MAX_SPECTATORS,
                  spectator_grace: float = SPECTATOR_GRACE, match: Match | None = None,
-                 sessions: dict[int, Session] | None = None) -> None:
-        """``match``, ``sessions``: a table brought back from the database (``restore``)."""
+                 sessions: dict[int, Session] | None = None,
+                 group: Hashable = None) -> None:
+        """``match``, ``sessions``: a table brought back from the database (``restore``).
+        ``group``: the client its bots' thinking counts for in the think pool (the
+        address that caused it, or ``thinking.pool.SERVER_GROUP``; None: the table alone, by its id)."""
         self.lobby = lobby
         self.id = table_id
         self.match = match or Match(table_id, name, settings, now=trio.current_time(),
@@ -134,7 +137,7 @@ class Table:
         # the sessions seen watching (their spectator row is in the database)
         self._watchers: set[int] = {sid for sid, s in self._sessions.items() if s.seat is None}
         # the built-in bots' strategies and their workers' states
-        self.bots = TableBots(self.id, self.match)
+        self.bots = TableBots(self.id, self.match, group)
         self._thinks: deque[Think] = deque()
         self._think_tasks: trio.Nursery | None = None
         self._closed = trio.Event()

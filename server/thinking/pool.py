@@ -9,11 +9,12 @@ few worker processes and await the answer without blocking the event loop:
   readable (``trio.lowlevel.wait_readable``): no threads, no polling;
 * the workers run at a lower priority (``os.nice``) so that the event loop wins
   the cores when it needs them;
-* the decisions waiting for a worker queue per table and the tables take turns
-  (``think_queue.ThinkQueue``): one table's bots, or one client's tables, cannot
-  make another table's bot wait behind all of theirs. The queue is bounded (per
-  table and in all): a decision past the bound fails at once (``ThinkRefused``)
-  and its table decides it with the cheap fallback, on time;
+* the decisions waiting for a worker queue per table, the tables grouped by the
+  client address that caused them (``group``), and the addresses take turns, then
+  each address's tables (``queue.ThinkQueue``): one table's bots, or one client's
+  many tables, cannot make another client's bot wait behind all of theirs. The
+  queue is bounded (per table and in all): a decision past the bound fails at
+  once (``ThinkRefused``) and its table decides it with the cheap fallback, on time;
 * a job has a deadline; a worker that passes it, or dies, is killed and replaced,
   and the job fails (``ThinkFailed``): the table decides with a cheap strategy
   instead; nothing waits on a wedged worker;
@@ -56,7 +57,8 @@ from nimmt.engine import Decision, View
 from .queue import ThinkQueue
 
 __all__ = ["ThinkPool", "ThinkFailed", "ThinkRefused", "PoolStopped", "Thought",
-           "default_workers", "MAX_STATE_BYTES", "QUEUE_PER_TABLE", "QUEUE_PER_WORKER"]
+           "default_workers", "MAX_STATE_BYTES", "QUEUE_PER_TABLE", "QUEUE_PER_WORKER",
+           "SERVER_GROUP"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -75,6 +77,9 @@ QUEUE_PER_TABLE = 10
 #: decisions waiting in all, at most, per worker (a searching bot's decision takes
 #: ~0.1 s: the last of a full queue is taken within a few seconds)
 QUEUE_PER_WORKER = 32
+#: the group (the "client") of the tables the server opens itself (``--bots N``): no
+#: address caused them, they share one turn (an address is a string like "10.0.0.1")
+SERVER_GROUP = "(the server)"
 
 
 class ThinkFailed(Exception):
@@ -114,6 +119,7 @@ class Thought:
 @dataclass(eq=False)
 class _Job:
     owner: Hashable  # the table that asked: the queue is fair between tables
+    group: Hashable  # the client (address) its table counts for: fair between those first
     spec: str
     seed: int | None
     view: View
@@ -177,18 +183,22 @@ class ThinkPool:
             self._stop_all()
 
     async def decide(self, spec: str, seed: int | None, view: View, timeout: float, *,
-                     owner: Hashable = None) -> Decision:
+                     owner: Hashable = None, group: Hashable = None) -> Decision:
         """``spec``'s decision (a fresh ``make_strategy(spec, seed)``) for ``view``; see
         ``think``."""
-        return (await self.think(spec, seed, view, timeout, owner=owner)).decision
+        return (await self.think(spec, seed, view, timeout, owner=owner,
+                                 group=group)).decision
 
     async def think(self, spec: str, seed: int | None, view: View, timeout: float,
-                    state: bytes | None = None, *, owner: Hashable = None) -> Thought:
+                    state: bytes | None = None, *, owner: Hashable = None,
+                    group: Hashable = None) -> Thought:
         """``spec``'s decision for ``view`` by the strategy pickled in ``state`` (the
         ``Thought.state`` of the bot's previous decision; None, or one that cannot be
         loaded: ``make_strategy(spec, seed)``), and the strategy's state after it,
         within ``timeout`` seconds from now, waiting for a free worker included.
-        ``owner``: the table asking (the tables' decisions take turns for the workers).
+        ``owner``: the table asking; ``group``: the client it counts for (its address;
+        None: a group of its own): the groups take turns for the workers, then the
+        tables of each.
         Raises ``ThinkFailed`` if it cannot be had in time (``state`` is then still
         the bot's state); ``ThinkRefused`` at once if the queue has no room for it."""
         if self._nursery is None:
@@ -197,8 +207,8 @@ class ThinkPool:
             raise ValueError(f"a strategy state of {len(state)} bytes: at most "
                              f"{MAX_STATE_BYTES} are sent to a worker")
         self._start_workers()
-        job = _Job(owner, spec, seed, view, state, trio.current_time() + timeout)
-        refused = self._queue.push(owner, job)
+        job = _Job(owner, group, spec, seed, view, state, trio.current_time() + timeout)
+        refused = self._queue.push(owner, job, group)
         if refused is job:
             raise ThinkRefused(self._refusal(owner))
         if refused is not None:  # a longer line's newest made room for this one
@@ -326,7 +336,7 @@ class ThinkPool:
                         job.done.set()
                     continue
                 if process.poll() is not None:  # it died while idle: give the job back
-                    self._queue.push_front(job.owner, job)
+                    self._queue.push_front(job.owner, job, job.group)
                     self._queued.unpark()
                     continue
                 self._thinking.add(process.pid)

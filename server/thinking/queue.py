@@ -1,17 +1,27 @@
 """The think pool's queue: which bot decision a free worker takes next. Plain code.
 
-Fair between tables: each table (an ``owner``) has its own line, and the lines
-take turns (round robin): a free worker takes the first decision of the line
-whose turn it is, and that line goes to the back. A table's bot waits for at
-most one decision of each other table waiting, however many bots (or tables)
-one client keeps searching, instead of for every decision asked before it.
+Fair between clients, then between tables: each table (an ``owner``) has its own
+line, and each line belongs to a ``group``: the client address that caused the
+table (its creator's; a ladder table's queued player's), the server's own group
+for the tables of built-in bots it opens itself, or the table alone when nobody
+knows (a table restored from the database: its group is its id). The groups
+take turns (round robin), and within a group its tables take turns: a free
+worker takes the first decision of the next table of the group whose turn it
+is, and that table, and that group, go to the back. So a table's bot waits for
+at most one decision of each other *address* waiting, however many tables (or
+bots) one address keeps searching: an address with 64 bot-filled tables has one
+turn in each round, as one with one table has.
 
 Bounded: at most ``per_owner`` decisions wait in one line and ``total`` in all.
 A decision past either bound is refused at once (its table decides it with its
 cheap fallback, on time, instead of waiting for a worker it would not get in
-time); when the whole queue is full, the newest decision of the longest line
-makes room for one of a shorter line, so that a table with few decisions
-waiting is never the one refused because of another's many.
+time); when the whole queue is full, room is made by the *group* with the most
+decisions waiting (the longest, counted per address, not per table: one address
+spreading its decisions over many short lines still gives them up first): the
+newest decision of that group's longest line is refused to make room for one of
+a group with fewer waiting, so that a client with few decisions waiting is never
+the one refused because of another's many. (Between equally long groups, or
+lines, the one that came first gives up its newest.)
 
 >>> q = ThinkQueue[str](per_owner=3, total=10)
 >>> for job in ("a1", "a2", "a3"):
@@ -22,6 +32,15 @@ waiting is never the one refused because of another's many.
 True
 >>> [q.pop() for _ in range(5)]
 ['a1', 'b1', 'a2', 'a3', None]
+
+Two tables of one address take turns as one client with a third's table:
+
+>>> q = ThinkQueue[str](per_owner=3, total=10)
+>>> for owner, job in (("A", "a1"), ("A", "a2"), ("B", "b1"), ("B", "b2")):
+...     _ = q.push(owner, job, group="10.0.0.1")
+>>> _ = q.push("C", "c1", group="10.0.0.2"); _ = q.push("C", "c2", group="10.0.0.2")
+>>> [q.pop() for _ in range(7)]
+['a1', 'c1', 'b1', 'c2', 'a2', 'b2', None]
 """
 
 from __future__ import annotations
@@ -36,7 +55,8 @@ T = TypeVar("T")
 
 
 class ThinkQueue(Generic[T]):
-    """Items waiting per owner, taken in turns; see the module's docstring."""
+    """Items waiting per owner, owners grouped, taken in turns; see the module's
+    docstring."""
 
     def __init__(self, per_owner: int, total: int) -> None:
         if per_owner < 1 or total < 1:
@@ -44,7 +64,11 @@ class ThinkQueue(Generic[T]):
         self.per_owner = per_owner
         self.total = total
         self._lines: dict[Hashable, deque[T]] = {}
-        self._turns: deque[Hashable] = deque()  # the owners with a line, whose turn first
+        self._group_of: dict[Hashable, Hashable] = {}  # the group of each owner with a line
+        # each group with a line: its owners with a line, whose turn first
+        self._groups: dict[Hashable, deque[Hashable]] = {}
+        self._sizes: dict[Hashable, int] = {}  # items waiting per group
+        self._turns: deque[Hashable] = deque()  # the groups with a line, whose turn first
         self._size = 0
 
     def __len__(self) -> int:
@@ -55,42 +79,61 @@ class ThinkQueue(Generic[T]):
         line = self._lines.get(owner)
         return len(line) if line is not None else 0
 
-    def push(self, owner: Hashable, item: T) -> T | None:
-        """Queue ``item`` at the back of ``owner``'s line; return the item refused to
-        keep the bounds (``item`` itself, or the newest of a longer line), or None."""
-        mine = self.waiting(owner)
-        if mine >= self.per_owner:
+    def waiting_in(self, group: Hashable) -> int:
+        """How many items of ``group``'s owners wait."""
+        return self._sizes.get(group, 0)
+
+    def push(self, owner: Hashable, item: T, group: Hashable = None) -> T | None:
+        """Queue ``item`` at the back of ``owner``'s line, ``owner`` being one of
+        ``group``'s (None: a group of its own; an owner whose line waits keeps the
+        group it had); return the item refused to keep the bounds (``item`` itself,
+        or the newest of a longer group's longest line), or None."""
+        if self.waiting(owner) >= self.per_owner:
             return item
+        group = self._group_of.get(owner, owner if group is None else group)
         refused: T | None = None
         if self._size >= self.total:
-            longest = max(self._lines, key=lambda o: len(self._lines[o]))
-            if len(self._lines[longest]) <= mine + 1:
-                return item  # no line is longer than this one would be: it waits its turn
-            refused = self._lines[longest].pop()
-            self._size -= 1
-            self._forget_if_empty(longest)
-        self._line(owner).append(item)
+            mine = self.waiting_in(group)
+            longest = max(self._sizes, key=self._sizes.__getitem__)
+            if self._sizes[longest] <= mine + 1:
+                return item  # no group is longer than this one would be: it waits its turn
+            victim = max((o for o in self._lines if self._group_of[o] == longest),
+                         key=lambda o: len(self._lines[o]))
+            refused = self._lines[victim].pop()
+            self._taken(victim)
+        self._line(owner, group).append(item)
+        self._sizes[group] += 1
         self._size += 1
         return refused
 
-    def push_front(self, owner: Hashable, item: T) -> None:
+    def push_front(self, owner: Hashable, item: T, group: Hashable = None) -> None:
         """Give ``item`` back at the front of ``owner``'s line (it was taken, and its
         worker could not run it): never refused."""
-        self._line(owner).appendleft(item)
+        group = self._group_of.get(owner, owner if group is None else group)
+        self._line(owner, group).appendleft(item)
+        self._sizes[group] += 1
         self._size += 1
 
     def pop(self) -> T | None:
-        """The next item (None: nothing waits): the first of the line whose turn it is."""
+        """The next item (None: nothing waits): the first of the next line of the
+        group whose turn it is."""
         if not self._turns:
             return None
-        owner = self._turns.popleft()
+        group = self._turns.popleft()
+        owners = self._groups[group]
+        owner = owners.popleft()
         line = self._lines[owner]
         item = line.popleft()
         self._size -= 1
+        self._sizes[group] -= 1
         if line:
-            self._turns.append(owner)
+            owners.append(owner)
         else:
-            del self._lines[owner]
+            del self._lines[owner], self._group_of[owner]
+        if owners:
+            self._turns.append(group)
+        else:
+            del self._groups[group], self._sizes[group]
         return item
 
     def remove(self, owner: Hashable, item: T) -> bool:
@@ -102,18 +145,33 @@ class ThinkQueue(Generic[T]):
             line.remove(item)
         except ValueError:
             return False
-        self._size -= 1
-        self._forget_if_empty(owner)
+        self._taken(owner)
         return True
 
-    def _line(self, owner: Hashable) -> deque[T]:
+    def _line(self, owner: Hashable, group: Hashable) -> deque[T]:
         line = self._lines.get(owner)
         if line is None:
             line = self._lines[owner] = deque()
-            self._turns.append(owner)
+            self._group_of[owner] = group
+            owners = self._groups.get(group)
+            if owners is None:
+                owners = self._groups[group] = deque()
+                self._sizes[group] = 0
+                self._turns.append(group)
+            owners.append(owner)
         return line
 
-    def _forget_if_empty(self, owner: Hashable) -> None:
-        if not self._lines[owner]:
-            del self._lines[owner]
-            self._turns.remove(owner)
+    def _taken(self, owner: Hashable) -> None:
+        """One item of ``owner``'s line is gone (not by ``pop``): count it, and take
+        the line, and its group, out of the turns once empty."""
+        group = self._group_of[owner]
+        self._size -= 1
+        self._sizes[group] -= 1
+        if self._lines[owner]:
+            return
+        del self._lines[owner], self._group_of[owner]
+        owners = self._groups[group]
+        owners.remove(owner)
+        if not owners:
+            del self._groups[group], self._sizes[group]
+            self._turns.remove(group)
