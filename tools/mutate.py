@@ -2,7 +2,7 @@
 
     python tools/mutate.py server/ladder/claims.py -t tests/test_ladder_claims.py
     python tools/mutate.py engine/fair_deal.py -t tests/test_fair_deal.py -t tests/test_record.py
-    python tools/mutate.py server/thinking/queue.py -t tests/test_lifecycle_thinking.py --only 1-40
+    python tools/mutate.py protocol/framing.py -t tests/test_protocol_frames.py --lines 217-330 --plain
 
 The tool is cosmic-ray (``pip install -e '.[mutation]'``); docs/TESTING.md says why and
 how to read the report. Cosmic-ray changes the module's file in place, one mutant at
@@ -20,6 +20,7 @@ import ast
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -76,6 +77,38 @@ def in_annotation(mutation: dict, spans: list[tuple[tuple[int, int], tuple[int, 
     return any(begin <= start < end for begin, end in spans)
 
 
+def line_range(text: str | None) -> tuple[int, int]:
+    """``"A-B"`` -> (A, B); None -> every line.
+
+    >>> line_range("217-330"), line_range(None)[0]
+    ((217, 330), 0)
+    """
+    if text is None:
+        return 0, 10**9
+    first, _, last = text.partition("-")
+    return int(first), int(last)
+
+
+def drop_mutants(session: Path, tree: Path, modules: list[str], lines: tuple[int, int]) -> int:
+    """Take out of the session, before they run, the mutants inside annotations and those
+    outside ``lines``: how many were taken out."""
+    spans = {str(tree / m): annotation_spans(ROOT / m) for m in modules}
+    low, high = lines
+    db = sqlite3.connect(session)
+    try:
+        drop = [job for job, module, row, col in db.execute(
+                    "select job_id, module_path, start_pos_row, start_pos_col from mutation_specs")
+                if in_annotation({"start_pos": (row, col)}, spans.get(module, []))
+                or not low <= row <= high]
+        for job in drop:
+            db.execute("delete from mutation_specs where job_id = ?", (job,))
+            db.execute("delete from work_items where job_id = ?", (job,))
+        db.commit()
+    finally:
+        db.close()
+    return len(drop)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Mutate a module in a scratch copy and run the tests that cover it.",
@@ -88,6 +121,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="seconds a mutant's test run may take before it counts as killed (default 120)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary one)")
     parser.add_argument("--json", type=Path, help="also write every outcome as JSON lines to this file")
+    parser.add_argument("--lines", metavar="A-B",
+                        help="only the mutants that start on lines A to B of the module(s)")
+    parser.add_argument("--plain", action="store_true",
+                        help="run pytest without the trio and hypothesis plugins (faster on a "
+                             "loaded machine; only for test files with no trio or hypothesis tests)")
     return parser.parse_args(argv)
 
 
@@ -113,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mutate: nimmt is imported from {where}, not the scratch copy", file=sys.stderr)
         return 1
     tests = " ".join(args.tests)
+    plain = " -o addopts= -p no:trio -p no:hypothesispytest" if args.plain else ""
     config = work / "cosmic-ray.toml"
     modules = ", ".join(json.dumps(str(tree / m)) for m in args.modules)
     config.write_text(
@@ -120,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         f"module-path = [{modules}]\n"
         f"timeout = {args.timeout}\n"
         "excluded-modules = []\n"
-        f'test-command = "{sys.executable} -m pytest -x -q -n 0 -p no:cacheprovider {tests}"\n'
+        f'test-command = "{sys.executable} -m pytest -x -q -n 0 -p no:cacheprovider{plain} {tests}"\n'
         "[cosmic-ray.distributor]\nname = \"local\"\n",
         encoding="utf-8",
     )
@@ -129,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         session.unlink()
     cosmic = [sys.executable, "-m", "cosmic_ray.cli"]
     subprocess.run([*cosmic, "init", str(config), str(session)], cwd=tree, env=env, check=True)
+    dropped = drop_mutants(session, tree, args.modules, line_range(args.lines))
+    print(f"mutate: {dropped} mutants left out (in annotations, or outside --lines)", flush=True)
     baseline = subprocess.run([*cosmic, "baseline", str(config)], cwd=tree, env=env)
     if baseline.returncode != 0:
         print("mutate: the tests fail without any mutation; fix them first", file=sys.stderr)
@@ -157,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             killed += 1
     total = killed + survived
     score = 100.0 * killed / total if total else 0.0
-    print(f"mutants: {total} (and {equivalent} in annotations, left out), "
+    print(f"mutants: {total} (and {dropped + equivalent} left out: in annotations or outside --lines), "
           f"killed: {killed}, survived: {survived}, score: {score:.1f}%")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)

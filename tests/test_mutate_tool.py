@@ -1,0 +1,73 @@
+"""tools/mutate.py's own decisions (docs/TESTING.md): which mutants it leaves out as
+equivalent before they run, and which lines it keeps. A wrong span would either hide
+real survivors from the score or count mutants no test can kill."""
+
+from __future__ import annotations
+
+import importlib.util
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("mutate_tool", ROOT / "tools" / "mutate.py")
+assert _spec is not None and _spec.loader is not None
+mutate = importlib.util.module_from_spec(_spec)
+sys.modules["mutate_tool"] = mutate
+_spec.loader.exec_module(mutate)
+
+SOURCE = '''from __future__ import annotations
+
+
+def pick(seats: int | None, names: list[str] = []) -> dict[str, int | None]:
+    limit: int | None = seats or 3
+    return {"limit": limit}
+'''
+
+
+def test_annotations_are_found_where_they_are_and_nowhere_else(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(SOURCE)
+    spans = mutate.annotation_spans(module)
+    assert sorted(spans) == [
+        ((4, 16), (4, 26)),  # int | None
+        ((4, 35), (4, 44)),  # list[str]
+        ((4, 54), (4, 75)),  # dict[str, int | None]
+        ((5, 11), (5, 21)),  # int | None of the assignment
+    ]
+    assert mutate.in_annotation({"start_pos": [4, 20]}, spans)  # the | of int | None
+    assert mutate.in_annotation({"start_pos": [4, 16]}, spans)  # its first character
+    assert not mutate.in_annotation({"start_pos": [4, 26]}, spans)  # just past its end
+    assert not mutate.in_annotation({"start_pos": [4, 47]}, spans)  # the default []
+    assert not mutate.in_annotation({"start_pos": [5, 24]}, spans)  # seats or 3: code
+
+
+def test_line_ranges() -> None:
+    assert mutate.line_range("217-330") == (217, 330)
+    assert mutate.line_range(None) == (0, 10**9)
+    with pytest.raises(ValueError):
+        mutate.line_range("x-3")
+
+
+def test_mutants_in_annotations_or_outside_the_lines_are_dropped_before_they_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mutate, "ROOT", tmp_path)
+    (tmp_path / "m.py").write_text(SOURCE)
+    tree = tmp_path / "tree"
+    session = tmp_path / "session.sqlite"
+    db = sqlite3.connect(session)
+    db.execute("create table mutation_specs (job_id, module_path, start_pos_row, start_pos_col)")
+    db.execute("create table work_items (job_id)")
+    specs = [("a", 4, 20), ("b", 5, 24), ("c", 4, 47), ("d", 6, 12), ("e", 5, 15)]
+    for job, row, col in specs:
+        db.execute("insert into mutation_specs values (?, ?, ?, ?)", (job, str(tree / "m.py"), row, col))
+        db.execute("insert into work_items values (?)", (job,))
+    db.commit()
+    db.close()
+    assert mutate.drop_mutants(session, tree, ["m.py"], (4, 5)) == 3  # a, e: annotations; d: line 6
+    db = sqlite3.connect(session)
+    assert sorted(j for (j,) in db.execute("select job_id from work_items")) == ["b", "c"]
+    assert sorted(j for (j,) in db.execute("select job_id from mutation_specs")) == ["b", "c"]
+    db.close()
