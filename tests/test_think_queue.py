@@ -99,8 +99,11 @@ def test_lines_take_turns_and_a_line_that_empties_leaves_the_round() -> None:
     fill(q, "B", 1)
     fill(q, "C", 2)
     assert [q.pop(), q.pop(), q.pop()] == ["A1", "B1", "C1"]
-    assert q.push("B", "B2") is None  # B comes back at the end of the round
-    assert drain(q) == ["A2", "C2", "B2", "A3"]
+    # B comes back, having had nothing waiting: first (issue 42: a table, or client,
+    # with nothing waiting goes before those that keep waiting; it was "at the end of
+    # the round", after A2 and C2, when the tables alone took turns)
+    assert q.push("B", "B2") is None
+    assert drain(q) == ["B2", "A2", "C2", "A3"]
     assert q.pop() is None and len(q) == 0
 
 
@@ -133,8 +136,11 @@ def test_removing_a_tables_last_item_takes_it_out_of_the_round() -> None:
     assert q.remove("A", "A1") is True
     assert q.waiting("A") == 0 and len(q) == 3
     assert q.pop() == "B1"  # A's turn is gone, the next is B's
-    assert q.push("A", "A2") is None  # A joins again at the back of the round
-    assert drain(q) == ["C1", "B2", "A2"]
+    # A joins again, having nothing waiting: before B, which had its turn, after C,
+    # which has not had one yet (issue 42; "at the back of the round", after B2, when
+    # the tables alone took turns)
+    assert q.push("A", "A2") is None
+    assert drain(q) == ["C1", "A2", "B2"]
     assert q.remove("A", "A2") is False  # its line is gone
 
 
@@ -250,13 +256,19 @@ def test_an_address_with_one_table_gets_every_other_turn_against_one_with_five()
     assert q.waiting_in("10.0.0.1") == 0 and len(q) == 0
 
 
-def test_a_group_that_empties_leaves_the_round_and_comes_back_at_its_end() -> None:
+def test_a_group_that_had_nothing_waiting_goes_before_those_that_keep_waiting() -> None:
+    """(FQ-CoDel's new flows: a client asking for a decision now and then is taken by
+    the next free worker, not after a turn of each address that floods.)"""
     q = ThinkQueue[str](per_owner=10, total=100)
     fill_in(q, "a", "A", 1)
-    fill_in(q, "b", "B", 2)
+    fill_in(q, "b", "B", 3)
+    fill_in(q, "c", "C", 2)
     assert q.pop() == "A1"  # a's only line is empty: a leaves the round
-    fill_in(q, "a", "C", 2)  # a new table of a: a comes back behind b
-    assert drain(q) == ["B1", "C1", "B2", "C2"]
+    assert q.pop() == "B1"  # b had its first turn: to the back of the round
+    fill_in(q, "a", "D", 2)  # a new table of a: a comes in again, before b
+    fill_in(q, "d", "E", 1)  # d comes in after a: after a's first turn
+    # c came in before any turn and has not had one: it goes first still
+    assert drain(q) == ["C1", "D1", "E1", "B2", "C2", "D2", "B3"]
 
 
 def test_the_per_table_and_total_bounds_are_exact_with_groups() -> None:

@@ -12,6 +12,14 @@ at most one decision of each other *address* waiting, however many tables (or
 bots) one address keeps searching: an address with 64 bot-filled tables has one
 turn in each round, as one with one table has.
 
+A group that had nothing waiting comes first (as a new flow does in FQ-CoDel):
+groups that come in take their first turn before the groups that keep decisions
+waiting all the time, in the order they came; after its turn a group still
+waiting goes to the back of the round. A client asking for one decision at a
+time (one table, a bot or two) is taken by the next free worker, not after one
+decision of each flooding address; a client keeping the queue full never has
+nothing waiting, so it cannot use this to go first.
+
 Bounded: at most ``per_owner`` decisions wait in one line and ``total`` in all.
 A decision past either bound is refused at once (its table decides it with its
 cheap fallback, on time, instead of waiting for a worker it would not get in
@@ -41,6 +49,16 @@ Two tables of one address take turns as one client with a third's table:
 >>> _ = q.push("C", "c1", group="10.0.0.2"); _ = q.push("C", "c2", group="10.0.0.2")
 >>> [q.pop() for _ in range(7)]
 ['a1', 'c1', 'b1', 'c2', 'a2', 'b2', None]
+
+An address that had nothing waiting goes before one that keeps its line full:
+
+>>> for job in ("a1", "a2", "a3"):
+...     _ = q.push("A", job, group="10.0.0.1")
+>>> q.pop()
+'a1'
+>>> _ = q.push("C", "c1", group="10.0.0.2")
+>>> [q.pop() for _ in range(4)]
+['c1', 'a2', 'a3', None]
 """
 
 from __future__ import annotations
@@ -68,7 +86,10 @@ class ThinkQueue(Generic[T]):
         # each group with a line: its owners with a line, whose turn first
         self._groups: dict[Hashable, deque[Hashable]] = {}
         self._sizes: dict[Hashable, int] = {}  # items waiting per group
-        self._turns: deque[Hashable] = deque()  # the groups with a line, whose turn first
+        # the groups with a line, whose turn first: those come in since their last
+        # turn (they had nothing waiting), then those that had a turn and still wait
+        self._new: deque[Hashable] = deque()
+        self._turns: deque[Hashable] = deque()
         self._size = 0
 
     def __len__(self) -> int:
@@ -117,9 +138,12 @@ class ThinkQueue(Generic[T]):
     def pop(self) -> T | None:
         """The next item (None: nothing waits): the first of the next line of the
         group whose turn it is."""
-        if not self._turns:
+        if self._new:
+            group = self._new.popleft()
+        elif self._turns:
+            group = self._turns.popleft()
+        else:
             return None
-        group = self._turns.popleft()
         owners = self._groups[group]
         owner = owners.popleft()
         line = self._lines[owner]
@@ -157,7 +181,7 @@ class ThinkQueue(Generic[T]):
             if owners is None:
                 owners = self._groups[group] = deque()
                 self._sizes[group] = 0
-                self._turns.append(group)
+                self._new.append(group)
             owners.append(owner)
         return line
 
@@ -174,4 +198,4 @@ class ThinkQueue(Generic[T]):
         owners.remove(owner)
         if not owners:
             del self._groups[group], self._sizes[group]
-            self._turns.remove(group)
+            (self._new if group in self._new else self._turns).remove(group)
