@@ -2,6 +2,8 @@
 
     python benchmarks/think_fairness.py --flood-tables 8 --turns 10
     python benchmarks/think_fairness.py --flood-tables 0 --turns 10    # the same, no flood
+    python benchmarks/think_fairness.py --flood-tables 32 --turns 20 --addresses  # issue 42
+
 
 Starts a real ``python -m nimmt.server`` on 127.0.0.1 (``--db :memory:``,
 ``--bot-workers`` workers). One client (one address, one session per table: a
@@ -11,7 +13,13 @@ its bots keep the workers busy without a pause: 9 decisions a table a turn. Then
 Bob plays one ``hard`` bot at a table of two, committing at once; for each of
 ``--turns`` turns it measures, as Bob sees it, the time from ``turn_started`` to
 the bot's ``seat_committed``: how long the bot waited for a worker, and thought.
-It prints the median and the largest, in seconds.
+It prints the median and the largest, in seconds, and Bob's game's length when
+it ends within the turns measured.
+
+``--addresses``: the attacker of issue 42 (attack 3): the flood's sessions all
+connect from 127.0.0.2 and Bob from 127.0.0.3, so that the server sees one client
+address with many bot-filled tables and another with one (without it, everyone
+connects from 127.0.0.1: one address, as the tables-only fairness was measured).
 
 Needs the test dependencies (``pip install -e '.[test]'``): it uses the tests'
 scripted client.
@@ -38,9 +46,20 @@ FLOOD = P.TableOptions(seats=10, step_delay=0.0, turn_time=30.0)
 BOB = P.TableOptions(seats=2, step_delay=0.0, turn_time=30.0)
 
 
-async def flood_table(port: int, n: int, ready: trio.Event | None) -> None:
+async def connect(port: int, name: str, address: str | None) -> ScriptClient:
+    """A client; its socket from ``address`` (any 127.x.y.z; None: the system's choice)."""
+    if address is None:
+        return await ScriptClient.tcp(port, name)
+    stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=address)
+    client = ScriptClient(stream, name)
+    await client.hello()
+    return client
+
+
+async def flood_table(port: int, n: int, ready: trio.Event | None,
+                      address: str | None) -> None:
     """A table of 9 ``hard`` bots and a player who commits at once, game after game."""
-    client = await ScriptClient.tcp(port, f"Flood{n}")
+    client = await connect(port, f"Flood{n}", address)
     seated = await client.request(P.CreateTable(options=FLOOD))
     assert isinstance(seated, P.Seated), seated
     for _ in range(9):
@@ -54,11 +73,13 @@ async def flood_table(port: int, n: int, ready: trio.Event | None) -> None:
         await play_until_over(Player(client, seed=n))
 
 
-async def measure(port: int, turns: int) -> list[float]:
-    bob = await ScriptClient.tcp(port, "Bob")
+async def measure(port: int, turns: int, address: str | None,
+                  games: list[float]) -> list[float]:
+    bob = await connect(port, "Bob", address)
     assert isinstance(await bob.request(P.CreateTable(options=BOB)), P.Seated)
     assert isinstance(await bob.request(P.AddBot(strategy="hard")), P.TableUpdated)
     await bob.send(P.Start())
+    game_started = trio.current_time()
     player = Player(bob, seed=1)
     waits: list[float] = []
     started = None
@@ -70,6 +91,8 @@ async def measure(port: int, turns: int) -> list[float]:
             waits.append(trio.current_time() - started)
             started = None
         elif isinstance(msg, P.GameOver):
+            games.append(trio.current_time() - game_started)
+            game_started = trio.current_time()
             await bob.send(P.Start())
         reply = player.on(msg)
         if reply is not None:
@@ -77,15 +100,16 @@ async def measure(port: int, turns: int) -> list[float]:
     return waits
 
 
-async def run(args: argparse.Namespace) -> list[float]:
+async def run(args: argparse.Namespace, games: list[float]) -> list[float]:
+    flood, victim = ("127.0.0.2", "127.0.0.3") if args.addresses else (None, None)
     with running_server("--bot-workers", str(args.workers), "--log-level", "error") as port:
         async with trio.open_nursery() as nursery:
             for n in range(args.flood_tables):
                 ready = trio.Event()
-                nursery.start_soon(flood_table, port, n, ready)
+                nursery.start_soon(flood_table, port, n, ready, flood)
                 await ready.wait()
             await trio.sleep(args.settle)  # the flood's queue fills
-            waits = await measure(port, args.turns)
+            waits = await measure(port, args.turns, victim, games)
             nursery.cancel_scope.cancel()
     return waits
 
@@ -97,10 +121,15 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--settle", type=float, default=2.0,
                         help="seconds between the flood's start and the measure")
+    parser.add_argument("--addresses", action="store_true",
+                        help="the flood from 127.0.0.2, Bob from 127.0.0.3 (issue 42)")
     args = parser.parse_args()
-    waits = trio.run(run, args)
+    games: list[float] = []
+    waits = trio.run(run, args, games)
     print(json.dumps({
         "flood_tables": args.flood_tables, "workers": args.workers, "turns": len(waits),
+        "addresses": args.addresses,
+        "game_s": round(games[0], 2) if games else None,
         "bot_answer_median_s": round(statistics.median(waits), 3),
         "bot_answer_max_s": round(max(waits), 3),
         "all_s": [round(w, 3) for w in waits],
