@@ -129,3 +129,11 @@ def test_messages_without_a_write_wait_for_the_write_held_before_them(game):
     held.hold(chat, None, 100.001)  # told while inputs waited: ready once none does
     assert held.deadline == -math.inf
     assert held.take() == (w, [ack, chat])
+
+
+def test_an_acknowledgement_waits_at_most_the_documented_ten_milliseconds(game):
+    # docs/SERVER.md, "The path of one commit": held for at most 10 ms
+    held: HeldOutput[PendingWrite] = HeldOutput()
+    held.hold(game.commit(ANN), write(), 5.0)
+    assert held.deadline == pytest.approx(5.010, abs=1e-12)
+    assert HeldOutput(ack_wait=0.5).ack_wait == 0.5
