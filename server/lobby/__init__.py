@@ -6,6 +6,7 @@ are not a table's own, and the ladder queue's seating.
 - ``welcome.py``: ``Greeter``, the lobby's hello and resume (sessions, claimed
   names, reserved names);
 - ``table_ids.py``: a table's id;
+- ``chat.py``: a chat line, and how often a session and an address may say one;
 - ``seating.py``: ``QueueDesk``: the ``queue``/``leave_queue`` requests and the
   task that opens the tables the ladder queue forms.
 """

@@ -8,7 +8,6 @@ request never waits for another table.
 from __future__ import annotations
 
 import logging
-import math
 from collections import deque
 from dataclasses import replace
 from typing import Any
@@ -21,8 +20,9 @@ from nimmt.protocol.states import CLIENT_GAME
 from ..config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
 from ..ladder.claims import name_key
 from ..ladder.desk import LadderDesk
+from .chat import chat, session_address
 from .seating import QueueDesk
-from ..sessions.limits import AddressMeters, TokenBucket
+from ..sessions.limits import AddressMeters
 from ..ladder.ratings import ordinal, withheld_last
 from ..tables.restore import RestoreError, restore_match, skip_on_restore
 from ..sessions.session import Link, Session
@@ -337,7 +337,8 @@ class Lobby(Greeter):
                 else:
                     session.table.request(session, msg)
             case P.Chat():
-                self._chat(session, msg)
+                chat(session, msg, self.config, self._address_chat, self.to_lobby,
+                     trio.current_time())
             case P.Leaderboard():  # from memory: costs no database read
                 client.send(self.ladder.page(msg))
             case P.ListTables():
@@ -419,7 +420,7 @@ class Lobby(Greeter):
             session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
                                  message="the server has as many tables as it allows"))
             return
-        address = _address(session)
+        address = session_address(session)
         refused = self._creation_refused(session, address)
         if refused:
             session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
@@ -448,14 +449,14 @@ class Lobby(Greeter):
     def creation_refused(self, session: Session, *, by_session: bool = True) -> str:
         """Why no more tables may be opened for ``session`` ("": they may); see
         ``_creation_refused`` (``by_session`` False: its address's cap only)."""
-        return self._creation_refused(session, _address(session), by_session)
+        return self._creation_refused(session, session_address(session), by_session)
 
     def created_for(self, table: Table, session: Session, *, filled: bool) -> None:
         """``table`` counts as one ``session``'s address caused (a ladder queue's table,
         for each of its players: ``tables_per_address``), and as one ``session``
         created if it was ``filled`` with bots for it (``tables_per_session`` too)."""
         self._creators.setdefault(table.id, []).append(
-            (session if filled else None, _address(session)))
+            (session if filled else None, session_address(session)))
 
     def _creation_refused(self, session: Session, address: str | None,
                           by_session_too: bool = True) -> str:
@@ -482,53 +483,3 @@ class Lobby(Greeter):
                     f"{config.tables_per_address} in all, ladder tables included): join a "
                     "table, or wait until one closes")
         return ""
-
-    def _chat(self, session: Session, msg: P.Chat) -> None:
-        text = msg.text
-        if len(text) > self.config.chat_max:
-            session.send(P.Error(code=E.OUT_OF_RANGE, request="chat", re=msg.id, field="text",
-                                 message=f"a chat line holds at most {self.config.chat_max} "
-                                 "characters"))
-            return
-        if not text.strip():
-            return
-        refusal = self._chat_refusal(session)
-        if refusal:
-            session.send(P.Error(code=E.RATE_LIMITED, request="chat", re=msg.id,
-                                 message=refusal))
-            return
-        if session.table is not None:
-            session.table.request(session, msg)
-        else:
-            self.to_lobby(P.ChatMessage(name=session.name, seat=None, text=text))
-
-    def _chat_refusal(self, session: Session) -> str:
-        """Why ``session`` may not say one more line now ("" if it may): a line goes to
-        everyone in the lobby or at the table, so one client's chat is metered by
-        itself (per session: a new connection does not refill it), and all the
-        sessions of one address share a meter too (many connections from one
-        address do not multiply it)."""
-        config, now = self.config, trio.current_time()
-        if session.chat_bucket is None:
-            session.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
-        wait = session.chat_bucket.wait(now)
-        if wait:
-            return (f"you chat too fast: {config.chat_burst} lines at once and "
-                    f"{config.chat_rate:g} a second on average; this line was not sent "
-                    f"(try again in {max(1, math.ceil(wait))} s)")
-        address = _address(session)
-        if address is None:
-            return ""
-        wait = self._address_chat.wait(address, now)
-        if not wait:
-            return ""
-        session.chat_bucket.give_back()
-        return (f"your address chats too fast: all its connections together may say "
-                f"{config.chat_address_burst} lines at once and {config.chat_address_rate:g} "
-                f"a second on average; this line was not sent "
-                f"(try again in {max(1, math.ceil(wait))} s)")
-
-
-def _address(session: Session) -> str | None:
-    client = session.client
-    return client.address if client is not None else None
