@@ -154,6 +154,25 @@ def test_a_removed_item_frees_its_place_in_the_bounds() -> None:
     assert drain(q) == ["A2", "B1", "C1"]
 
 
+
+def remove_or_pop(q: ThinkQueue[str], model: dict[str, list[str]], op: str, owner: str,
+                  index: int) -> None:
+    """``remove`` the ``index``-th item of ``owner``'s line (or one it does not hold), or
+    ``pop``: in the queue and in the model of its lines, checking the queue's answer."""
+    if op == "remove":
+        line = model.get(owner, [])
+        item = line[index] if index < len(line) else f"{owner}missing"
+        assert q.remove(owner, item) is (item in line)
+        if item in line:
+            line.remove(item)
+        return
+    popped = q.pop()
+    if popped is None:
+        assert not any(model.values())
+    else:
+        assert model[popped[0]][0] == popped  # the first of its line
+        model[popped[0]].pop(0)
+
 operations = st.lists(
     st.tuples(st.sampled_from(["push", "pop", "remove", "front"]), st.sampled_from("ABCD"),
               st.integers(0, 5)),
@@ -193,19 +212,8 @@ def test_bounds_and_turns_hold_whatever_happens(per_owner: int, total: int,
             q.push_front(owner, item)
             model.setdefault(owner, []).insert(0, item)
             fronts += 1
-        elif op == "remove":
-            line = model.get(owner, [])
-            item = line[index] if index < len(line) else f"{owner}missing"
-            assert q.remove(owner, item) is (item in line)
-            if item in line:
-                line.remove(item)
         else:
-            item = q.pop()
-            if item is None:
-                assert not any(model.values())
-            else:
-                assert model[item[0]][0] == item  # the first of its line
-                model[item[0]].pop(0)
+            remove_or_pop(q, model, op, owner, index)
         model = {o: line for o, line in model.items() if line}
         assert len(q) == sum(map(len, model.values()))
         for o in "ABCD":
@@ -354,19 +362,8 @@ def test_grouped_bounds_and_turns_hold_whatever_happens(per_owner: int, total: i
             else:
                 assert refused is None
                 model.setdefault(owner, []).append(item)
-        elif op == "remove":
-            line = model.get(owner, [])
-            item = line[index] if index < len(line) else f"{owner}missing"
-            assert q.remove(owner, item) is (item in line)
-            if item in line:
-                line.remove(item)
         else:
-            item = q.pop()
-            if item is None:
-                assert not any(model.values())
-            else:
-                assert model[item[0]][0] == item
-                model[item[0]].pop(0)
+            remove_or_pop(q, model, op, owner, index)
         model = {o: line for o, line in model.items() if line}
         groups = [g for g in groups if size(g)]
         groups += [g for g in dict.fromkeys(GROUP[o] for o in model) if g not in groups]
