@@ -67,15 +67,21 @@ async def start(argv: list[str]) -> tuple[ClientConnection, TableModel, Any]:
     return conn, model, plan
 
 
+async def ann_hosts(where: str) -> tuple[ClientConnection, TableModel, str]:
+    """Ann's client started, at the seat 0 of the two-seat table it created: its
+    connection, its model and the table's id."""
+    ann, model, _ = await start([where, "--name", "Ann"])
+    await ann.send(P.CreateTable(options=P.TableOptions(seats=2), name="Ann's table"))
+    await pump(ann, model, lambda: model.seat == 0, "Ann's table")
+    assert model.table is not None
+    return ann, model, model.table.table_id
+
+
 def test_two_names_from_one_home_folder_each_come_back_to_their_seat(home: Path) -> None:
     async def main() -> None:
         with running_server("--step-delay", "0") as port:
             where = f"127.0.0.1:{port}"
-            ann, ann_model, _ = await start([where, "--name", "Ann"])
-            await ann.send(P.CreateTable(options=P.TableOptions(seats=2), name="Ann's table"))
-            await pump(ann, ann_model, lambda: ann_model.seat == 0, "Ann's table")
-            assert ann_model.table is not None
-            table_id = ann_model.table.table_id
+            ann, ann_model, table_id = await ann_hosts(where)
             bob, bob_model, _ = await start([where, "--name", "Bob"])
             await bob.send(P.Join(table_id=table_id))
             await pump(bob, bob_model, lambda: bob_model.seat == 1, "Bob's seat")
@@ -113,11 +119,7 @@ def test_a_seat_that_cannot_be_taken_back_is_said_with_the_servers_reason(home: 
     async def main() -> None:
         with running_server("--step-delay", "0") as port:
             where = f"127.0.0.1:{port}"
-            ann, model, _ = await start([where, "--name", "Ann"])
-            await ann.send(P.CreateTable(options=P.TableOptions(seats=2), name="Ann's table"))
-            await pump(ann, model, lambda: model.seat == 0, "Ann's table")
-            assert model.table is not None
-            table_id = model.table.table_id
+            ann, model, table_id = await ann_hosts(where)
             state = home / ".local" / "state" / "nimmt"
             TableKeeper(state, "127.0.0.1", port, "Ann").save(model)  # as the client does
             await ann.close()
