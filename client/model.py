@@ -338,8 +338,28 @@ class TableModel(GameMessages):
 
     def _on_goodbye(self, m: P.Goodbye) -> None:
         self.goodbye = m
+        gone = self.nothing_kept_text()
+        if gone is not None:
+            self._say(gone, "error")
+            return
         text = m.message or m.reason.replace("_", " ")
         self._say(f"The server closed the connection: {text}.", "error")
+
+    def nothing_kept_text(self) -> str | None:
+        """What a server stopping without keeping its games (goodbye ``kept`` false)
+        ended for us, or None: another goodbye, or nothing of ours to end (the lobby)."""
+        g = self.goodbye
+        if g is None or g.reason != "server_shutdown" or g.kept is not False:
+            return None
+        if self.table is not None and self.seat is not None and not self.watching:
+            what = "your game is over" if self.in_game else "your seat is gone"
+        elif self.table is not None:
+            what = "the table you watched is gone"
+        elif self.queued is not None:
+            what = "you are no longer in the queue"
+        else:
+            return None
+        return f"The server stopped and keeps no games (it ran without a database): {what}."
 
     def _on_error(self, m: P.Error) -> None:
         self.last_error = m

@@ -382,7 +382,8 @@ class ClientConnection:
         is raised.
 
         ``through_shutdown``: asked when the server says goodbye because it is
-        stopping (``server_shutdown``); if it answers true (e.g. a game of ours is
+        stopping (``server_shutdown``) and keeps its games (``kept`` not false: an
+        older server does not say); if it answers true (e.g. a game of ours is
         running: the server keeps it, and a restart brings it back), the goodbye is
         not yielded but a :class:`LinkLost` with ``stopped``, and the library tries
         to resume the session until the server is back (or :meth:`close`).
@@ -402,7 +403,8 @@ class ClientConnection:
                 yield LinkRestored(welcome)
                 continue
             if isinstance(msg, Goodbye) and msg.reason == "server_shutdown" and reconnect \
-                    and self.token is not None and not self._user_closed \
+                    and msg.kept is not False and self.token is not None \
+                    and not self._user_closed \
                     and through_shutdown is not None and through_shutdown():
                 yield LinkLost(msg.message or "the server is stopping", stopped=True,
                                address=self.address)

@@ -165,6 +165,10 @@ class Goodbye(Message):
     reason: str = F(CODE, "quit, replaced, server_shutdown, protocol_error, timeout, kicked, "
                     "or an error code")
     message: str = F(MESSAGE_TEXT, "human-readable explanation", default="")
+    kept: bool | None = F(Optional(Bool), "server_shutdown: true if the server keeps its "
+                          "games (a database) and a restart brings your seat back, false if "
+                          "it keeps none (your game is over); nil otherwise",
+                          default=None, since=3)
 
 
 @message("ping", C, S)

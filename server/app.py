@@ -203,8 +203,10 @@ class Server:
             self._accepting.cancel()
         if self._lobby is not None:
             self._lobby.shutting_down = True
+        # without a database the games end with the server
+        kept = self.store is not None if reason == "server_shutdown" else None
         for client in list(self.clients):
-            client.close(reason, text)
+            client.close(reason, text, kept=kept)
         with trio.move_on_after(self.config.shutdown_flush + 1.0):
             await self._all_gone.wait()
         if self._nursery is not None:

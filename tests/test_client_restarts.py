@@ -221,7 +221,7 @@ def test_a_server_stopped_with_sigterm_mid_game_is_waited_for_and_the_seat_comes
 
                 await asyncio.to_thread(server.stop)
                 await until(lambda: not m.online, "the server's goodbye")
-                assert m.server_stopped and not task.done()
+                assert m.server_stopped and not task.done() and m.goodbye is None
                 assert m.log[-1].text == (
                     f"The server stopped; your game is kept. Once it is started again you are "
                     f"back at your seat: wait here, or quit with q and run nimmt-client "
@@ -273,6 +273,46 @@ def test_a_server_stopped_while_in_the_lobby_ends_the_client_saying_how_to_come_
 
     try:
         asyncio.run(asyncio.wait_for(main(), 30))
+    finally:
+        logs = server.close()
+    assert "Traceback" not in logs, logs
+
+
+def test_a_server_without_a_database_stopped_mid_game_ends_the_game_at_once(
+        tmp_path: Path) -> None:
+    """``--db :memory:`` keeps nothing: its shutdown goodbye says so (``kept`` false),
+    and the client ends saying the game is over instead of waiting for a restart."""
+    server = ServerProcess(Path(":memory:"), "--bots", "3", "--bot-level", "easy",
+                           "--step-delay", "0")
+
+    async def main() -> None:
+        port = await asyncio.to_thread(server.start)
+        assert port is not None
+        conn = ClientConnection("127.0.0.1", port, "Ann")
+        await conn.open()
+        with create_pipe_input() as inp:
+            box: dict[str, Controller] = {}
+
+            def ready(c: Controller, app: Application[Any]) -> None:
+                box["c"] = c
+
+            task = asyncio.ensure_future(run_tui(conn, input=inp, output=DummyOutput(),
+                                                 ready=ready))
+            await until(lambda: "c" in box and bool(box["c"].model.tables), "the lobby")
+            m = box["c"].model
+            box["c"].send(P.Join(table_id=m.tables[0].table_id))
+            await until(lambda: m.phase == "commit" and len(m.hand) == 10, "a game")
+            await asyncio.to_thread(server.stop)
+            outcome = await asyncio.wait_for(task, 10)  # not waiting for a restart
+        assert m.goodbye is not None and m.goodbye.kept is False and not m.server_stopped
+        assert m.log[-1].text == ("The server stopped and keeps no games (it ran without a "
+                                  "database): your game is over.")
+        assert not outcome.error
+        assert outcome.message == ("the server stopped and keeps no games (it ran without a "
+                                   "database): your game is over.")
+
+    try:
+        asyncio.run(asyncio.wait_for(main(), 40))
     finally:
         logs = server.close()
     assert "Traceback" not in logs, logs

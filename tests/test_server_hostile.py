@@ -241,6 +241,7 @@ async def test_shutdown_says_goodbye_to_everyone(autojump_clock, kind):
         for client in (*players, other):
             goodbye = await client.wait_closed()
             assert goodbye is not None and goodbye.reason == "server_shutdown"
+            assert goodbye.kept is False  # no database: the games end with the server
         # nothing listens any more
         with pytest.raises(OSError):
             await trio.open_tcp_stream("127.0.0.1", port)

@@ -144,7 +144,10 @@ async def run_tui(conn: AppConnection, *, plan: StartPlan | None = None,
         else:
             g = model.goodbye
             address = getattr(conn, "address", None)
-            if g is not None and g.reason == "server_shutdown" and address:
+            gone = model.nothing_kept_text()
+            if gone is not None:
+                outcome.message = gone[0].lower() + gone[1:]
+            elif g is not None and g.reason == "server_shutdown" and address:
                 outcome.message = (f"the server at {address} stopped. Start it again and run "
                                    f"nimmt-client {address} to come back.")
             elif g is not None:

@@ -143,11 +143,12 @@ class ClientConnection:
         self.sent += 1
         return True
 
-    def close(self, reason: str, text: str = "") -> None:
-        """Say goodbye, let the writer flush for a moment, then close."""
+    def close(self, reason: str, text: str = "", *, kept: bool | None = None) -> None:
+        """Say goodbye, let the writer flush for a moment, then close (``kept``: the
+        goodbye's, for a shutdown)."""
         if self.closing:
             return
-        self.send(P.Goodbye(reason=reason, message=text[:500]))
+        self.send(P.Goodbye(reason=reason, message=text[:500], kept=kept))
         if self.closing:  # dropped while queueing the goodbye
             return
         self.closing = True
