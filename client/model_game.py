@@ -86,6 +86,7 @@ class GameMessages(TableState):
 
     def _on_rows_dealt(self, m: P.RowsDealt) -> None:
         self.rows = [list(r) for r in m.rows]
+        self.seen.update(c for r in self.rows for c in r)
         self.pending = None
         if self.phase == "draft":
             self.phase = "deal"
@@ -158,6 +159,7 @@ class GameMessages(TableState):
             if seat not in self.committed:
                 self._used_bank(seat, self.turn_deadline)
         self.revealed = [(s, c) for s, c in m.plays]
+        self.seen.update(c for _, c in self.revealed)
         self.unresolved = list(self.revealed)
         self.committed = {s for s, _ in self.revealed}
         self.turn_deadline = None
@@ -300,12 +302,17 @@ class GameMessages(TableState):
         self._set_table(m.table)
         self.seat, self.watching = m.seat, m.seat is None
         self.phase = m.phase
+        if m.round != self.round:
+            self.seen = set()
         self.round, self.turn = m.round, m.turn
         self.hand = sorted(m.hand)
         self.rows = [list(r) for r in m.rows]
         self.my_commit = m.commit
         self.committed = set(m.committed)
         self.revealed = [(s, c) for s, c in m.revealed]
+        # (cards taken earlier this round are in no snapshot: they count as unseen)
+        self.seen.update(c for r in self.rows for c in r)
+        self.seen.update(c for _, c in self.revealed)
         self.unresolved = list(self.revealed)
         self.turn_deadline = self._deadline(m.remaining) if m.phase == "commit" else None
         self.draft_pool = sorted(m.draft_pool)

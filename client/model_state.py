@@ -102,6 +102,8 @@ class TableState:
         self.draft_pool: list[int] = []
         self.draft_picks: list[tuple[int, int]] = []
         self.draft_first: int | None = None
+        #: every card seen on the table this round (the rows dealt, the cards revealed)
+        self.seen: set[int] = set()
         self._reset_turn()
 
     def _reset_turn(self) -> None:
@@ -206,6 +208,19 @@ class TableState:
         opts = self.options
         return opts is not None and min(opts.turn_time, opts.choice_time,
                                         opts.draft_time) >= UNTIMED
+
+    def could_come(self) -> frozenset[int]:
+        """The cards another player may still play this round, as far as we can tell:
+        with Draft the cards the others picked, else every card of the deck in play;
+        less our hand and the cards seen on the table this round."""
+        opts = self.options
+        if opts is not None and opts.draft:
+            pool = {c for s, c in self.draft_picks if s != self.seat}
+        else:
+            seats = len(self.table.seats) if self.table is not None else 0
+            top = 10 * seats + 4 if opts is not None and opts.tactic_deck else 104
+            pool = set(range(1, top + 1))
+        return frozenset(pool - set(self.hand) - self.seen)
 
     @property
     def point_limit(self) -> int:

@@ -655,6 +655,17 @@ class Controller(LadderKeys, QueueKeys):
         self.ui.sheet_open = not self.ui.sheet_open
         self.ui.sheet_auto = False
 
+    def toggle_preview(self) -> None:
+        """p: the line under your hand (where the card would go), on or off; a rated
+        table never shows it."""
+        opts = self.model.options
+        if opts is not None and opts.rated:
+            self.status("A rated table shows no preview of where a card goes.", "info")
+            return
+        self.ui.preview = not self.ui.preview
+        self.status(f"The preview under your hand is {'on' if self.ui.preview else 'off'}.",
+                    "info")
+
     def close_overlay(self) -> bool:
         """Esc: close the help or the score sheet; False when neither was open."""
         if self.ui.help_open:

@@ -142,6 +142,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         c.replay_edge(end=True)
 
+    @act("p", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.toggle_preview()
+
     @act("L", filter=at_table)
     def _(e: KeyPressEvent) -> None:
         c.leave()

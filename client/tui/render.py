@@ -19,6 +19,7 @@ from nimmt import protocol as P
 from ..cards import MAX_ROW, row_bullheads
 from ..decisions import COMMIT, DRAFT, ROW, TIE
 from ..leaderboard import rating_text
+from ..preview import preview_text
 from ..words import place_text, queue_words, rules_words
 from .board import players_panel, pool_columns, rows_panel
 from .controller import Controller
@@ -251,6 +252,13 @@ def hand_line(c: Controller, width: int = 80) -> Frags:
     out.extend(chips)
     if used + len(count) <= width:
         out.append(("class:dim", count))
+    if pick and c.ui.preview and m.rows and all(m.rows) and not (m.options and m.options.rated):
+        opts = m.options
+        text = preview_text(m.hand[cursor], m.rows, m.could_come(),
+                            professional=bool(opts and opts.professional),
+                            held=bool(opts and opts.draft))
+        out.append(("class:dim", "\n" + "\n".join(wrap(text, width - 1, indent="  ",
+                                                        more="    "))))
     return out
 
 

@@ -50,6 +50,8 @@ HELP_KEYS: Final = (
     ("1–4", "take that row (when your card fits none)"),
     ("←/→ Enter", "a tied place, a draft pick (↑/↓: a line)"),
     ("t", "the score sheet (bullheads per round)"),
+    ("p", "the line under your hand: where that card goes, what it takes, how many "
+          "unseen cards could get there first (on; never at a rated table)"),
     ("c  /", "chat"),
     ("PgUp/PgDn", "scroll the event log"),
     ("H", "in the lobby: the finished games (--db); Enter replays one"),

@@ -159,3 +159,6 @@ class UiState:
     history: HistoryView | None = None  # the lobby's history screen (H), when open
     ladder: LadderView | None = None  # the lobby's leaderboard screen (R), when open
     pool_columns: int = POOL_COLUMNS  # draft pool cards per line, as last laid out
+    #: p: the line under your hand saying where the card under the cursor would go
+    #: (never at a rated table)
+    preview: bool = True
