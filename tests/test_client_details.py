@@ -346,3 +346,24 @@ def test_the_sheet_under_the_table_does_not_stop_a_solo_game_s_clock() -> None:
         sent[f"{columns}"] = [x.TYPE for x in c.conn.sent]  # type: ignore[attr-defined]
         m.scores = []  # (the next size sees the round end afresh)
     assert sent == {"200": [], "80": ["pause"]}  # over the table (80): stopped while read
+
+
+def test_the_other_players_banks_are_shown_from_the_start_and_as_they_are_used() -> None:
+    clock = Clock()
+    m = seated_game(clock, time_bank=40.0)  # the turn's 30 s run from 1000
+    c = controller(m, clock)
+    players = text_of(board.players_panel(c, 37)).splitlines()
+    assert players[-1] == "  bank Bob 0:40 · Cat 0:40 · Dan 0:40"  # not yours: the prompt's
+    assert text_of(board.players_panel(c, 30)).splitlines()[-1] == "  bank Bob 0:40 · Cat 0:40"
+    feed(m, P.CommitAccepted(round=1, turn=1, card=5, re=3), P.SeatCommitted(seat=0),
+         P.SeatCommitted(seat=2))
+    clock.now += 35.0  # 5 s past the deadline: Bob commits from his bank
+    feed(m, P.SeatCommitted(seat=1))
+    clock.now += 15.0  # Dan is on his bank: 20 s left
+    assert text_of(board.players_panel(c, 37)).splitlines()[-1] == (
+        "  bank Bob 0:35 · Cat 0:40 · Dan 0:20")
+    untimed = controller(seated_game(Clock()), Clock())
+    assert "bank" not in text_of(board.players_panel(untimed, 37))
+    with_a_bot = controller(seated_game(Clock(), time_bank=40.0, bots=(2,)), Clock())
+    assert text_of(board.players_panel(with_a_bot, 37)).splitlines()[-1] == (
+        "  bank Bob 0:40 · Dan 0:40")  # a built-in bot has none

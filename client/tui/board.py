@@ -295,11 +295,35 @@ def players_panel(c: Controller, width: int = 40) -> Frags:
             if col < cols - 1 and k + per_col < len(entries):
                 out.append(("", " " * max(0, PLAYER_WIDTH - frags_width(entry))))
         out.append(("", "\n"))
+    banks = _banks_line(c, width)
+    if banks:
+        out.append(("class:dim", banks + "\n"))
     if m.table is not None and m.table.spectators:
         out.append(("class:dim", f"  {m.table.spectators} watching\n"))
     if out and out[-1][1].endswith("\n"):
         out[-1] = (out[-1][0], out[-1][1][:-1])
     return out
+
+
+def _banks_line(c: Controller, width: int) -> str:
+    """The other players' time banks left ("  bank Bob 0:25 · Dan 0:05"), from the
+    game's start, on a table with a time bank; as many as ``width`` holds."""
+    m = c.model
+    if (c.replay is not None or m.options is None or m.options.time_bank <= 0
+            or not m.in_game or m.table is None):
+        return ""
+    now = c.clock()
+    text = "  bank"
+    for i, seat in enumerate(m.table.seats):
+        if seat is None or seat.kind == "bot" or i == m.seat or i >= len(m.banks):
+            continue  # (built-in bots have no bank: they decide at once)
+        extra = m.extra_left(i, now)
+        left = int((m.banks[i] if extra is None else extra) + 0.999)
+        part = f"{' ·' if text != '  bank' else ''} {seat.name[:10]} {left // 60}:{left % 60:02d}"
+        if get_cwidth(text + part) > width:
+            break
+        text += part
+    return "" if text == "  bank" else text
 
 
 def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
