@@ -367,3 +367,24 @@ def test_the_other_players_banks_are_shown_from_the_start_and_as_they_are_used()
     with_a_bot = controller(seated_game(Clock(), time_bank=40.0, bots=(2,)), Clock())
     assert text_of(board.players_panel(with_a_bot, 37)).splitlines()[-1] == (
         "  bank Bob 0:40 · Dan 0:40")  # a built-in bot has none
+
+
+def test_the_row_under_the_cursor_says_what_enter_does_in_the_room_there_is() -> None:
+    """With the players beside the rows (100 columns on) the rows get 63 to 88; a
+    hint that reads whole at every width, never a bare "◀ Enter" once 14 fit."""
+    m = seated_game()
+    play_turn(m, [(0, 3), (1, 60), (2, 61), (3, 62)])
+    feed(m, P.RowChoiceNeeded(seat=0, card=3, deadline=1e9, remaining=20.0),
+         P.RowChoiceRequest(round=1, turn=1, card=3, rows=(0, 1, 2, 3), deadline=1e9,
+                            remaining=20.0))
+    c = controller(m)
+
+    def hint(width: int) -> str:
+        (line,) = [ln for ln in text_of(board_panel(c, width)).splitlines() if "◀" in ln]
+        assert get_cwidth(line) <= width - 2
+        return line[line.index("◀"):]
+
+    # 63: at 100 columns; 64-69: 101-106; 70: 107
+    assert [hint(w) for w in (60, 61, 63, 64, 69, 70)] == [
+        "◀ Enter", "◀ Enter: take", "◀ Enter: take", "◀ Enter takes it", "◀ Enter takes it",
+        "◀ Enter takes this row"]

@@ -104,6 +104,10 @@ def _row_line(c: Controller, i: int, width: int, big: bool = False) -> Frags:
                     " full! the next card here takes it"))
     elif cursor and d is not None and room >= 23:
         out.append(("class:row.cursor", " ◀ Enter takes this row"))
+    elif cursor and d is not None and room >= 17:  # (players aside, 101-106 columns)
+        out.append(("class:row.cursor", " ◀ Enter takes it"))
+    elif cursor and d is not None and room >= 14:
+        out.append(("class:row.cursor", " ◀ Enter: take"))
     elif cursor and d is not None and room >= 8:
         out.append(("class:row.cursor", " ◀ Enter"))
     if big:
