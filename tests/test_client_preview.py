@@ -3,12 +3,15 @@ cursor goes if played alone, what it takes, and how many cards could get there f
 
 from __future__ import annotations
 
+from prompt_toolkit.data_structures import Size
 from test_client_tui import LEFT, RIGHT, Harness, start_game, text_of, ui_test
+from test_client_watch import controller
 
 from nimmt import protocol as P
 from nimmt.client.model import TableModel
 from nimmt.client.preview import preview_text
 from nimmt.client.tui import render
+from nimmt.client.tui.layout import Screen
 from test_client_support import table
 
 # rows: 4 cards (1 bullhead each but 15: 2) | 1 card | 5 cards (12 bullheads) | 1 card
@@ -106,3 +109,19 @@ def test_a_rated_table_shows_no_preview_and_p_does_not_turn_it_on() -> None:
         assert _preview(h) == ""
         assert "A rated table shows no preview" in text_of(render.status_line(h.c))
     ui_test(script)
+
+
+def test_the_preview_shows_only_where_it_leaves_the_event_log_six_lines() -> None:
+    m = TableModel()
+    for msg in (P.Seated(table=table(["Ann", "Bob", "Cat", "Dan"]), seat=0),
+                P.RoundStarted(round=1),
+                P.HandDealt(cards=(5, 14, 33, 55, 70, 81, 90, 97, 101, 104)),
+                P.RowsDealt(rows=((12,), (37,), (43,), (58,))),
+                P.TurnStarted(round=1, turn=1, deadline=1e9, remaining=30.0)):
+        m.apply(msg)
+    screen = Screen(controller(m))
+    for rows, shown in ((20, False), (24, True), (40, True)):
+        screen.size = lambda rows=rows: Size(rows=rows, columns=60)  # type: ignore[misc]
+        hand = text_of(screen._hand_text())
+        assert ("→ no row fits" in hand) is shown, rows
+        assert screen.spare_lines() >= (7 if shown else 2), rows

@@ -102,7 +102,8 @@ class Screen:
         self.prompt = Window(text(prompt_text), wrap_lines=True,
                              height=fit(prompt_text, self.main_width),
                              style="class:prompt.other")
-        hand_text = lambda: render.hand_line(c, self.main_width())  # noqa: E731
+        hand_text = lambda: render.hand_line(c, self.main_width(),  # noqa: E731
+                                             preview=self._preview_room())
         self.hand = Window(text(hand_text), wrap_lines=True,
                            height=fit(hand_text, self.main_width))
         self.log_window = Window(
@@ -311,13 +312,23 @@ class Screen:
         # beside the table the log has its own column; below it, what the table leaves
         return self.size().columns >= LOG_ASIDE or self.spare_lines() >= 2
 
-    def spare_lines(self) -> int:
+    def _preview_room(self) -> bool:
+        """Whether the preview under the hand fits: beside the log, in the lines left;
+        above it, leaving the log its rule and 6 lines (PgUp scrolls 5 log lines, and
+        a log line may wrap: a smaller log would skip some as it scrolls)."""
+        main = self.main_width()
+        plain = frags_height(render.hand_line(self.c, main, preview=False), main)
+        full = frags_height(render.hand_line(self.c, main), main)
+        need = 0 if self.size().columns >= LOG_ASIDE else 1 + 6
+        return full == plain or self.spare_lines(plain) - (full - plain) >= need
+
+    def spare_lines(self, hand_lines: int | None = None) -> int:
         """Lines left (below the table) once the table is laid out: the event log's,
-        unless it has its own column."""
+        unless it has its own column (``hand_lines``: the hand's, if not as shown)."""
         size, c = self.size(), self.c
         cols, main = size.columns, self.main_width()
         need = 1 + self._top_height() + frags_height(self._prompt_text(), main)
-        need += frags_height(self._hand_text(), main)
+        need += hand_lines if hand_lines is not None else frags_height(self._hand_text(), main)
         status = self._status_text()
         need += frags_height(status, cols) if status else 0
         need += frags_height(self._keys_text(), cols) + (1 if c.ui.chat_open else 0)
@@ -337,7 +348,9 @@ class Screen:
         """Lines the rows panel (or the draft pool) may take: what the rest leaves."""
         size, c = self.size(), self.c
         cols, main = size.columns, self.main_width()
-        need = 1 + frags_height(self._prompt_text(), main) + frags_height(self._hand_text(), main)
+        # (the hand without its preview: the preview takes only lines the rest leaves)
+        need = 1 + frags_height(self._prompt_text(), main) + \
+            frags_height(render.hand_line(c, main, preview=False), main)
         status = self._status_text()
         need += frags_height(status, cols) if status else 0
         need += frags_height(self._keys_text(), cols) + (1 if c.ui.chat_open else 0)

@@ -218,8 +218,9 @@ def _waiting_text(c: Controller) -> str:
 
 
 # ---------------------------------------------------------------- hand
-def hand_line(c: Controller, width: int = 80) -> Frags:
-    """Your hand: the card under the cursor in brackets, your commit marked ✔."""
+def hand_line(c: Controller, width: int = 80, preview: bool = True) -> Frags:
+    """Your hand: the card under the cursor in brackets, your commit marked ✔; under
+    it, unless ``preview`` is False (no room), where that card would go."""
     m, ui = c.model, c.ui
     if c.replay is not None:
         return [("class:dim", "  (a replay shows the cards as they are played)")]
@@ -252,7 +253,7 @@ def hand_line(c: Controller, width: int = 80) -> Frags:
     out.extend(chips)
     if used + len(count) <= width:
         out.append(("class:dim", count))
-    if pick and c.ui.preview and m.rows and all(m.rows) and not (m.options and m.options.rated):
+    if preview and pick and c.ui.preview and m.rows and all(m.rows) and not (m.options and m.options.rated):
         opts = m.options
         text = preview_text(m.hand[cursor], m.rows, m.could_come(),
                             professional=bool(opts and opts.professional),
