@@ -87,6 +87,7 @@ class GameMessages(TableState):
     def _on_rows_dealt(self, m: P.RowsDealt) -> None:
         self.rows = [list(r) for r in m.rows]
         self.seen.update(c for r in self.rows for c in r)
+        self.trail.dealt(m.rows)
         self.pending = None
         if self.phase == "draft":
             self.phase = "deal"
@@ -160,6 +161,7 @@ class GameMessages(TableState):
                 self._used_bank(seat, self.turn_deadline)
         self.revealed = [(s, c) for s, c in m.plays]
         self.seen.update(c for _, c in self.revealed)
+        self.trail.revealed(m.plays)
         self.unresolved = list(self.revealed)
         self.committed = {s for s, _ in self.revealed}
         self.turn_deadline = None
@@ -172,6 +174,7 @@ class GameMessages(TableState):
         self._say(f"Turn {self.turn}: {plays}.")
 
     def _on_row_choice_needed(self, m: P.RowChoiceNeeded) -> None:
+        self.trail.must_choose(m.seat, "row")
         mine = m.seat == self.seat
         if not (mine and self.pending is not None and self.pending.requested):
             self.pending = Pending(ROW, m.seat, mine, self.round, turn=self.turn, card=m.card,
@@ -184,12 +187,15 @@ class GameMessages(TableState):
         self._say(f"{w.possessive(m.seat)} {m.card} is lower than every row: {tail}.")
 
     def _on_row_choice_request(self, m: P.RowChoiceRequest) -> None:
+        if self.seat is not None:
+            self.trail.must_choose(self.seat, "row")
         self.pending = Pending(ROW, self.seat if self.seat is not None else 0, True, m.round,
                                turn=m.turn, card=m.card, rows=tuple(m.rows),
                                deadline=self._deadline(m.remaining), requested=True)
         self.extra_time = False
 
     def _on_tie_choice_needed(self, m: P.TieChoiceNeeded) -> None:
+        self.trail.must_choose(m.seat, "tie")
         mine = m.seat == self.seat
         if not (mine and self.pending is not None and self.pending.requested):
             self.pending = Pending(TIE, m.seat, mine, self.round, turn=self.turn, card=m.card,
@@ -201,6 +207,8 @@ class GameMessages(TableState):
         self._say(f"{w.possessive(m.seat)} {m.card} may go {options}: {chooser}.")
 
     def _on_tie_choice_request(self, m: P.TieChoiceRequest) -> None:
+        if self.seat is not None:
+            self.trail.must_choose(self.seat, "tie")
         self.pending = Pending(TIE, self.seat if self.seat is not None else 0, True, m.round,
                                turn=m.turn, card=m.card, places=tuple(m.places),
                                deadline=self._deadline(m.remaining), requested=True)
@@ -210,6 +218,7 @@ class GameMessages(TableState):
         while len(self.rows) <= m.row:
             self.rows.append([])
         self.rows[m.row] = []
+        self.trail.taken(m)
         self.step = Step(m.seat, m.row, taken=tuple(m.cards), bullheads=m.bullheads)
         if m.seat == self.seat:
             self._autopilot(ROW, f"took row {m.row + 1}")
@@ -241,6 +250,7 @@ class GameMessages(TableState):
             where = f"goes before {row[0]} in row {m.row + 1}"
         else:
             where = f"goes after {row[-1]} in row {m.row + 1}"
+        self.trail.placed(m)
         if m.end == "left":
             row.insert(0, m.card)
         else:
@@ -271,6 +281,11 @@ class GameMessages(TableState):
         parts = ", ".join(f"{'you' if s == self.seat else self.name_of(s)} +{p}"
                           for s, p in enumerate(m.penalties))
         self._say(f"Round {m.round} scored: {parts}.", "round")
+        if self.seat is not None and not self.watching and self.options is not None:
+            record = self.trail.record(self.options, [self.name_of(s)
+                                                      for s in range(len(m.penalties))])
+            if record is not None:
+                self.to_analyse.append((m.round, record))
 
     def _on_game_over(self, m: P.GameOver) -> None:
         self.phase = "over"
@@ -304,6 +319,7 @@ class GameMessages(TableState):
         self.phase = m.phase
         if m.round != self.round:
             self.seen = set()
+        self.trail.broken()
         self.round, self.turn = m.round, m.turn
         self.hand = sorted(m.hand)
         self.rows = [list(r) for r in m.rows]

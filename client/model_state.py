@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from nimmt import protocol as P
 from nimmt.protocol import TableInfo, TableOptions
 
 from .decisions import Decision, Pending
 from .leaderboard import Leaderboard
+from .round_record import RoundTrail
 from .records import GameResult, LogLine, Notice, RoundResult, Step
 from .words import Words
 
@@ -71,6 +72,8 @@ class TableState:
         self._back: str | None = None
         self._back_line: str | None = None
         self.version = 0
+        #: rounds of ours just scored, for the screen to analyse: (round, record)
+        self.to_analyse: list[tuple[int, dict[str, Any]]] = []
         self._leave_table()
 
     # ------------------------------------------------------------------ state
@@ -104,6 +107,8 @@ class TableState:
         self.draft_first: int | None = None
         #: every card seen on the table this round (the rows dealt, the cards revealed)
         self.seen: set[int] = set()
+        #: the round as a record, for its turning point (issue 45)
+        self.trail = RoundTrail()
         self._reset_turn()
 
     def _reset_turn(self) -> None:
@@ -172,6 +177,11 @@ class TableState:
             self.banks[seat] = max(0.0, deadline - now)
         elif now > deadline:
             self.banks[seat] = max(0.0, self.banks[seat] - (now - deadline))
+
+    def note(self, text: str, kind: str = "info") -> None:
+        """A line for the log from outside the messages (a round's turning point)."""
+        self._say(text, kind)
+        self.version += 1
 
     def _say(self, text: str, kind: str = "event") -> None:
         self.log.append(LogLine(text, kind))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -23,6 +23,7 @@ from ..history import HistoryError, load_history, replay_argv
 from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
+from ..round_analysis import round_turning_point
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
 from .history import HistoryView
 from .ladder_keys import LadderKeys
@@ -83,6 +84,7 @@ class Controller(LadderKeys, QueueKeys):
         self._chat_backlog: list[str] = []
         self._welcomed = False
         self._tasks: set[asyncio.Task[None]] = set()
+        self._analyses: set[asyncio.Task[None]] = set()
         self._plan_done = False
         # the level of the bots that fill the empty seats when you start the table you
         # created (the new-table form's choice; None: ask first)
@@ -93,6 +95,9 @@ class Controller(LadderKeys, QueueKeys):
         self._pause_sent = False  # we asked the server to stop a solo game's clock
         #: the score sheet is drawn under the table, not over it (the layout says)
         self.sheet_inline: Callable[[], bool] = lambda: False
+        #: a scored round's turning point for a seat (a subprocess, awaited aside)
+        self.round_analyser: Callable[[int, dict[str, Any], int], Awaitable[str]] = \
+            round_turning_point
 
     # ------------------------------------------------------------------ sending
     def send(self, msg: Message) -> None:
@@ -156,6 +161,9 @@ class Controller(LadderKeys, QueueKeys):
                    and m.watching and m.table is not None else None)
         was_queued = isinstance(msg, LinkRestored) and m.queued is not None
         m.apply(msg)
+        for number, record in m.to_analyse:
+            self._analyse_round(number, record)
+        m.to_analyse.clear()
         if isinstance(msg, LinkLost | P.Snapshot | P.GameOver | P.Left):
             # the server runs a clock again when its player drops, and a game's end or
             # leaving ends the pause (a resume would not even be a valid message then)
@@ -654,6 +662,20 @@ class Controller(LadderKeys, QueueKeys):
             return
         self.ui.sheet_open = not self.ui.sheet_open
         self.ui.sheet_auto = False
+
+    def _analyse_round(self, number: int, record: dict[str, Any]) -> None:
+        """A round of ours was scored: its turning point, in the log when ready."""
+        seat = self.model.seat
+        if seat is None or self.replay is not None:
+            return
+        task = asyncio.get_running_loop().create_task(self._turning_point(number, record, seat))
+        self._analyses.add(task)  # (not in _tasks: drain() waits for sends, not for these)
+        task.add_done_callback(self._analyses.discard)
+
+    async def _turning_point(self, number: int, record: dict[str, Any], seat: int) -> None:
+        line = await self.round_analyser(number, record, seat)
+        self.model.note(line, "info")
+        self.invalidate()
 
     def toggle_preview(self) -> None:
         """p: the line under your hand (where the card would go), on or off; a rated
