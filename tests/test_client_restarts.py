@@ -192,10 +192,33 @@ async def until(pred: Callable[[], bool], what: str, seconds: float = 20.0) -> N
     raise AssertionError(f"timed out waiting for {what}")
 
 
+class ControllerBox:
+    """The TUI's controller, once ``run_tui`` hands it over (``ready=box.keep``)."""
+
+    def __init__(self) -> None:
+        self.controller: Controller | None = None
+
+    def keep(self, controller: Controller, app: Application[Any]) -> None:
+        self.controller = controller
+
+
+async def play_at_the_bots_table(box: ControllerBox) -> TableModel:
+    """From the lobby, join the table of three bots the server opened: the game starts;
+    its model once the hand is dealt."""
+    await until(lambda: box.controller is not None and bool(box.controller.model.tables),
+                "the lobby")
+    assert box.controller is not None
+    m = box.controller.model
+    box.controller.send(P.Join(table_id=m.tables[0].table_id))  # the bots' table starts
+    await until(lambda: m.phase == "commit" and len(m.hand) == 10, "a game")
+    return m
+
+
 def test_a_server_stopped_with_sigterm_mid_game_is_waited_for_and_the_seat_comes_back(
         tmp_path: Path) -> None:
     server = ServerProcess(tmp_path / "nimmt.db", "--bots", "3", "--bot-level", "easy",
                            "--step-delay", "0")
+    box = ControllerBox()
 
     async def main() -> None:
         port = await asyncio.to_thread(server.start)
@@ -203,19 +226,10 @@ def test_a_server_stopped_with_sigterm_mid_game_is_waited_for_and_the_seat_comes
         conn = ClientConnection("127.0.0.1", port, "Ann")
         await conn.open()
         with create_pipe_input() as inp:
-            box: dict[str, Controller] = {}
-
-            def ready(c: Controller, app: Application[Any]) -> None:
-                box["c"] = c
-
             task = asyncio.ensure_future(run_tui(conn, input=inp, output=DummyOutput(),
-                                                 ready=ready))
+                                                 ready=box.keep))
             try:
-                await until(lambda: "c" in box and bool(box["c"].model.tables), "the lobby")
-                c = box["c"]
-                m = c.model
-                c.send(P.Join(table_id=m.tables[0].table_id))  # the bots' table starts
-                await until(lambda: m.phase == "commit" and len(m.hand) == 10, "a game")
+                m = await play_at_the_bots_table(box)
                 assert m.table is not None
                 table_id, seat, hand = m.table.table_id, m.seat, list(m.hand)
 
@@ -284,6 +298,7 @@ def test_a_server_without_a_database_stopped_mid_game_ends_the_game_at_once(
     and the client ends saying the game is over instead of waiting for a restart."""
     server = ServerProcess(Path(":memory:"), "--bots", "3", "--bot-level", "easy",
                            "--step-delay", "0")
+    box = ControllerBox()
 
     async def main() -> None:
         port = await asyncio.to_thread(server.start)
@@ -291,17 +306,9 @@ def test_a_server_without_a_database_stopped_mid_game_ends_the_game_at_once(
         conn = ClientConnection("127.0.0.1", port, "Ann")
         await conn.open()
         with create_pipe_input() as inp:
-            box: dict[str, Controller] = {}
-
-            def ready(c: Controller, app: Application[Any]) -> None:
-                box["c"] = c
-
             task = asyncio.ensure_future(run_tui(conn, input=inp, output=DummyOutput(),
-                                                 ready=ready))
-            await until(lambda: "c" in box and bool(box["c"].model.tables), "the lobby")
-            m = box["c"].model
-            box["c"].send(P.Join(table_id=m.tables[0].table_id))
-            await until(lambda: m.phase == "commit" and len(m.hand) == 10, "a game")
+                                                 ready=box.keep))
+            m = await play_at_the_bots_table(box)
             await asyncio.to_thread(server.stop)
             outcome = await asyncio.wait_for(task, 10)  # not waiting for a restart
         assert m.goodbye is not None and m.goodbye.kept is False and not m.server_stopped
