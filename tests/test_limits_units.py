@@ -37,6 +37,8 @@ def test_a_bucket_turns_abusive_when_its_debt_is_a_whole_burst():
     assert bucket.tokens == -1.0 and not bucket.abusive
     bucket.take(0.0)
     assert bucket.tokens == -2.0 and bucket.abusive
+    bucket.take(0.0)
+    assert bucket.tokens == -3.0 and bucket.abusive  # deeper in debt: still abusive
 
 
 def test_wait_says_how_long_until_a_whole_token_and_spends_nothing_then():
@@ -112,8 +114,10 @@ def test_the_reserved_connections_are_kept_for_addresses_holding_fewer_than_few(
     assert gate.admit(("a", 7), "a").refused == (
         "the server keeps its last 3 connections for addresses that hold fewer than 4, "
         "and yours holds 7")
-    for n in range(3):
-        assert gate.admit(("b", n), "b").refused is None  # b holds 0, 1, 2 (fewer than 4)
+    assert gate.admit(("b", 0), "b").refused is None  # b holds 0 (fewer than 4)
+    assert gate.admit(("a", 7), "a").refused is not None  # 8 of 10 in use: still not a
+    for n in (1, 2):
+        assert gate.admit(("b", n), "b").refused is None  # b holds 1, 2
     assert len(gate) == 10
 
 
@@ -311,6 +315,14 @@ def test_a_session_resume_meter_doubles_its_cooldown_up_to_the_max_and_forgives(
     assert meter.flooded(end + 300.0, cooldown=2.0, cooldown_max=100.0) == 2.0
     assert meter.flooded(1000.0, cooldown=0.0, cooldown_max=100.0) == 0.0
     assert meter.strikes == 1
+
+
+def test_a_session_may_resume_at_the_very_end_of_its_cooldown_and_that_resume_counts():
+    meter = ResumeMeter(rate=0.5, burst=1, now=0.0)
+    assert meter.flooded(10.0, cooldown=3.0, cooldown_max=30.0) == 3.0
+    assert meter.wait(12.5) == 0.5
+    assert meter.wait(13.0) == 0.0
+    assert meter.wait(13.0) == 2.0  # its one token was spent by that resume
 
 
 def test_the_log_limiter_counts_what_it_left_out_per_kind():
