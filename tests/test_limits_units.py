@@ -242,6 +242,19 @@ def test_at_the_overall_unwelcomed_cap_the_oldest_of_all_goes_unless_one_address
     gate.admit("b1", "b", now=0.0)
     gate.admit("b2", "b", now=0.0)  # b at its cap, not over it
     assert gate.admit("c1", "c", now=0.0).evict == ("a1",)
+    gate = Admission(connections=100, per_address=100, unwelcomed=3, unwelcomed_per_address=3)
+    gate.admit("a1", "a", now=0.0)
+    gate.admit("b1", "b", now=0.0)
+    gate.admit("b2", "b", now=0.0)  # b holds the most, under its cap
+    assert gate.admit("c1", "c", now=0.0).evict == ("a1",)
+
+
+def test_the_overall_unwelcomed_cap_holds_at_hundreds():
+    gate = Admission(connections=1000, per_address=10, unwelcomed=300, unwelcomed_per_address=10)
+    for n in range(300):
+        assert gate.admit(n, f"10.0.{n // 256}.{n % 256}", now=0.0).evict == ()
+    assert gate.admit(300, "10.1.0.0", now=0.0).evict == (0,)
+    assert gate.admit(301, "10.1.0.1", now=0.0).evict == (1,)
 
 
 def test_welcomed_connections_do_not_count_as_unwelcomed():
