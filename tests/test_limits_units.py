@@ -57,6 +57,9 @@ def test_give_back_returns_a_token_but_never_over_the_burst():
     assert bucket.tokens == 2.0
     bucket.give_back()
     assert bucket.tokens == 2.0
+    assert [bucket.wait(0.0), bucket.wait(0.0)] == [0.0, 0.0]
+    bucket.give_back()  # one token back: one more request now, not two
+    assert [bucket.wait(0.0), bucket.wait(0.0)] == [0.0, 1.0]
 
 
 def test_full_is_true_from_the_moment_the_bucket_has_refilled():
@@ -199,6 +202,19 @@ def test_a_full_server_closes_the_longest_quiet_welcomed_one_that_spare_allows()
     assert gate.admit("new", "new", now=100.0) == limits.Admitted(None, (("big", 5),))
 
 
+def test_a_welcomed_connection_quiet_for_no_time_at_all_may_still_make_room():
+    gate = full_gate(spare=lambda conn: 0.0)
+    for n in range(HEAVY):
+        gate.welcomed(("big", n))
+    assert gate.admit("new", "new", now=100.0) == limits.Admitted(None, (("big", 0),))
+
+
+def test_admit_without_a_time_is_at_time_zero():
+    gate = Admission(connections=100, per_address=100, unwelcomed=100, unwelcomed_per_address=1)
+    gate.admit("a", "x")
+    assert gate.admit("b", "x", now=1.0).evict == ("a",)
+
+
 def test_without_spare_welcomed_connections_are_never_closed_for_room():
     gate = full_gate()
     for n in range(HEAVY):
@@ -292,6 +308,7 @@ def test_a_flooded_address_cools_down_for_exactly_the_cooldown():
                     unwelcomed_per_address=10, cooldown=0.0)
     assert off.flooded("1.2.3.4", now=10.0) == 0.0
     assert off.cooling("1.2.3.4", 10.0) == 0.0
+    assert off._cooling == {}  # with no cool-down, no flooded address is remembered
 
 
 def test_the_flooded_addresses_are_pruned_past_max_struck_keeping_the_waiting_ones():
@@ -328,6 +345,7 @@ def test_a_session_resume_meter_doubles_its_cooldown_up_to_the_max_and_forgives(
     assert meter.flooded(end + 300.0, cooldown=2.0, cooldown_max=100.0) == 2.0
     assert meter.flooded(1000.0, cooldown=0.0, cooldown_max=100.0) == 0.0
     assert meter.strikes == 1
+    assert meter.flooded(2000.0, cooldown=2.0, cooldown_max=100.0) == 2.0  # long after: forgiven
 
 
 def test_a_session_may_resume_at_the_very_end_of_its_cooldown_and_that_resume_counts():
