@@ -348,6 +348,20 @@ def test_a_session_resume_meter_doubles_its_cooldown_up_to_the_max_and_forgives(
     assert meter.flooded(2000.0, cooldown=2.0, cooldown_max=100.0) == 2.0  # long after: forgiven
 
 
+def test_a_flood_with_no_cooldown_is_no_strike_and_a_one_second_cooldown_is_one_second():
+    meter = ResumeMeter(rate=1.0, burst=1, now=0.0)
+    assert meter.flooded(0.0, cooldown=0.0, cooldown_max=30.0) == 0.0
+    assert meter.wait(0.0) == 0.0
+    assert meter.flooded(10.0, cooldown=1.0, cooldown_max=30.0) == 1.0  # not doubled
+    assert meter.flooded(20.0, cooldown=1.0, cooldown_max=30.0) == 2.0
+
+
+def test_admission_defaults_a_one_second_cooldown_and_no_reserved_connections():
+    gate = Admission(connections=5, per_address=10, unwelcomed=10, unwelcomed_per_address=10)
+    assert gate.flooded("1.2.3.4", now=0.0) == 1.0
+    assert [gate.admit(n, "10.0.0.1").refused for n in range(5)] == [None] * 5
+
+
 def test_a_session_may_resume_at_the_very_end_of_its_cooldown_and_that_resume_counts():
     meter = ResumeMeter(rate=0.5, burst=1, now=0.0)
     assert meter.flooded(10.0, cooldown=3.0, cooldown_max=30.0) == 3.0
