@@ -90,6 +90,15 @@ def test_address_meters_forget_only_the_refilled_ones_once_there_are_many():
     assert meters.wait("busy", 10.5) == 0.5  # its debt is remembered
 
 
+def test_address_meters_prune_again_once_over_the_cap():
+    meters = AddressMeters(rate=1.0, burst=1)
+    for n in range(limits.MAX_METERS + 1):  # all busy: none can go
+        meters.wait(f"busy{n}", 0.0)
+    assert len(meters._meters) == limits.MAX_METERS + 1
+    meters.wait("new", 5.0)  # all refilled by now: forgotten
+    assert set(meters._meters) == {"new"}
+
+
 def test_the_per_address_cap_refuses_the_first_over_it():
     gate = Admission(connections=100, per_address=3, unwelcomed=100, unwelcomed_per_address=100)
     assert [gate.admit(n, "10.0.0.1").refused for n in range(3)] == [None] * 3
@@ -363,6 +372,9 @@ def test_admission_defaults_a_one_second_cooldown_and_no_reserved_connections():
 
 
 def test_a_session_may_resume_at_the_very_end_of_its_cooldown_and_that_resume_counts():
+    early = ResumeMeter(rate=1.0, burst=1, now=0.0)
+    assert early.flooded(0.0, cooldown=3.0, cooldown_max=30.0) == 3.0
+    assert early.wait(1.0) == 2.0
     meter = ResumeMeter(rate=0.5, burst=1, now=0.0)
     assert meter.flooded(10.0, cooldown=3.0, cooldown_max=30.0) == 3.0
     assert meter.wait(12.5) == 0.5
