@@ -218,6 +218,31 @@ def test_a_welcomed_connection_quiet_for_no_time_at_all_may_still_make_room():
     assert gate.admit("new", "new", now=100.0) == limits.Admitted(None, (("big", 0),))
 
 
+def test_the_longest_quiet_goes_even_when_younger_ones_follow_it():
+    gate = full_gate(spare=lambda conn: 9.0 if conn == ("big", 0) else 1.0)
+    for n in range(HEAVY):
+        gate.welcomed(("big", n))
+    assert gate.admit("new", "new", now=100.0).evict == (("big", 0),)
+
+
+def test_without_spare_the_next_heavy_address_gives_its_silent_one():
+    gate = Admission(connections=2 * HEAVY + 1, per_address=20, unwelcomed=100,
+                     unwelcomed_per_address=100)
+    for n in range(HEAVY + 1):
+        gate.admit(("a", n), "a", now=0.0)
+        gate.welcomed(("a", n))
+    for n in range(HEAVY):
+        gate.admit(("b", n), "b", now=0.0)
+    assert gate.admit("new", "new", now=5.0).evict == (("b", 0),)
+
+
+def test_silent_means_a_whole_second_since_it_connected():
+    gate = Admission(connections=100, per_address=100, unwelcomed=100, unwelcomed_per_address=1)
+    gate.admit("a", "x", now=0.5)
+    assert gate.admit("b", "x", now=1.0).evict == ()
+    assert gate.admit("c", "x", now=1.5).evict == ("a",)
+
+
 def test_admit_without_a_time_is_at_time_zero():
     gate = Admission(connections=100, per_address=100, unwelcomed=100, unwelcomed_per_address=1)
     gate.admit("a", "x")
