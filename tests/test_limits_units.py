@@ -243,6 +243,28 @@ def test_silent_means_a_whole_second_since_it_connected():
     assert gate.admit("c", "x", now=1.5).evict == ("a",)
 
 
+def test_a_server_of_hundreds_is_full_at_its_cap_and_an_address_count_drops_by_one():
+    gate = Admission(connections=300, per_address=4, unwelcomed=1000, unwelcomed_per_address=10)
+    for n in range(300):
+        assert gate.admit(n, f"10.0.{n // 4}.0").refused is None
+    assert gate.admit(300, "10.9.0.0").refused == "the server has as many connections as it allows"
+    gate.gone(0)  # 10.0.0.0 held 4: now 3, room for one more of its own, not two
+    assert gate.admit(301, "10.0.0.0").refused is None
+    gate.gone(1)
+    gate.gone(2)
+    gate.gone(4)  # room on the server: only 10.0.0.0's own cap may refuse
+    assert [gate.admit(n, "10.0.0.0").refused is None for n in (302, 303, 304)] == [
+        True, True, False]
+
+
+def test_a_spare_welcomed_one_is_found_behind_an_unwelcomed_one():
+    gate = full_gate(spare=lambda conn: 5.0)
+    for n in range(1, HEAVY):
+        gate.welcomed(("big", n))
+    # ("big", 0) has not said hello but is not silent yet; ("big", 1) may go
+    assert gate.admit("new", "new", now=0.5).evict == (("big", 1),)
+
+
 def test_admit_without_a_time_is_at_time_zero():
     gate = Admission(connections=100, per_address=100, unwelcomed=100, unwelcomed_per_address=1)
     gate.admit("a", "x")
