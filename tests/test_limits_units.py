@@ -437,7 +437,8 @@ def test_the_log_limiter_counts_what_it_left_out_per_kind():
     assert limiter.allow("refused", 1.0) == 0
     defaults = LogLimiter()
     assert [defaults.allow("k", 0.0) for _ in range(6)] == [0] * 5 + [None]
-    assert defaults.allow("k", 1.0) == 1
+    assert defaults.allow("k", 0.5) is None  # one line a second
+    assert defaults.allow("k", 1.0) == 2
 
 
 def test_the_texts_a_client_or_an_operator_reads():
