@@ -68,7 +68,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from nimmt.engine import Commit, Decision, DraftPick, Phase, View
 
@@ -87,8 +87,6 @@ from .rollout import (
 from .sampling import InconsistentView, Unseen
 
 __all__ = ["SearchStrategy", "Problem"]
-
-_D = TypeVar("_D", bound=Decision)  # the candidates of one search: any decision, or commits
 
 #: Near a game's end, finishing behind the leader costs this many bullheads.
 BEHIND_COST = 8.0
@@ -245,17 +243,13 @@ class SearchStrategy:
         commits = [Commit(me, c) for c in view.hand]
         candidates: list[Decision] = list(commits) if commit else list(view.legal)
 
-        def run(choices: Sequence[_D], sample_world: Callable[[random.Random], Any],
-                cost: Callable[[_D, Any, int], float]) -> Problem:
-            return Problem(choices, sample_world, cost)
-
         careless = min(mixes) >= ALL_RANDOM
         if careless and commit and not pro and self.careful:
             # this seat's later cards and those of the seats drawn careful for
             # the world are careful cards; the others play the deal's order
             chances = [(s, self.opponents.careful_of(s)) for s in range(view.players) if s != me]
             careful = CarefulTable(view, chances, self.depth)
-            return run(commits, careful.world, lambda decision, world, seed: cost_of(
+            return Problem(commits, careful.world, lambda decision, world, seed: cost_of(
                 careful.penalties(decision.card, world)))
         if careless and commit and not pro and (self.ahead or self.first):
             # the plain method, but this seat's next ``ahead`` cards careful and,
@@ -263,11 +257,11 @@ class SearchStrategy:
             chances = [(s, self.opponents.careful_of(s) if self.first else 0.0)
                        for s in range(view.players)]
             prefix = PrefixTable(view, chances, self.ahead, self.depth)
-            return run(commits, prefix.world, lambda decision, world, seed: cost_of(
+            return Problem(commits, prefix.world, lambda decision, world, seed: cost_of(
                 prefix.penalties(decision.card, world)))
         if careless:  # random play is a random order, fixed for every candidate
             table = RandomTable(view, self.depth)
-            return run(candidates, table.world,
+            return Problem(candidates, table.world,
                        lambda decision, world, seed: cost_of(table.penalties(decision, world)))
 
         situation_rows = [list(r) for r in view.rows]
@@ -288,7 +282,7 @@ class SearchStrategy:
                         hand.insert(0, firsts[s])
                 return table.world_of(hands)
 
-            return run(candidates, first_world,
+            return Problem(candidates, first_world,
                        lambda decision, world, seed: cost_of(table.penalties(decision, world)))
 
         situation = Situation.of(view)
@@ -302,7 +296,7 @@ class SearchStrategy:
             finish = heuristic_finisher(random.Random(seed), self.noise, mixes, pro, self.depth)
             return cost_of(situation.outcome(decision, hands, first, finish))
 
-        return run(candidates, sample_world, cost)
+        return Problem(candidates, sample_world, cost)
 
     def _draft(self, view: View, deadline: float | None) -> Decision | None:
         me = view.seat
