@@ -17,7 +17,7 @@ from nimmt import protocol as P
 import nimmt.client.discovery
 import nimmt.server.net.announce
 from nimmt.bots import runner as bot_runner
-from nimmt.client.choose_server import ask_address, pick_server
+from nimmt.client.choose_server import ask_address, pick_server, print_found
 from nimmt.client.cli import parse_args as client_args
 from nimmt.client.discovery import (
     MAX_PER_ADDRESS,
@@ -441,3 +441,12 @@ async def test_the_announcer_registers_updates_at_most_every_5_s_and_withdraws(
         (13, "update", b"2", b"0"),
         (32, "close", None, None)]  # at 32.5: at once
     assert announcer.announced_as == "Ann"
+
+
+def test_find_prints_one_tab_separated_line_a_server() -> None:
+    out = io.StringIO()
+    print_found(_servers("Ann", "Bob"), out)
+    assert out.getvalue() == "10.0.0.2:6066\tAnn\t0\t0\n10.0.0.3:6067\tBob\t1\t2\n"
+    out = io.StringIO()
+    print_found([], out)
+    assert out.getvalue() == ""
