@@ -126,6 +126,19 @@ def test_the_seats_stay_fixed_while_the_reveals_are_awaited():
     assert (again.remaining, again.deadline) == (6.0, WALL + 10.0)
 
 
+def test_a_seat_back_in_the_last_second_is_told_the_fraction_left():
+    """Half a second is what it has: not a whole one, nor none."""
+    h = three_seats()
+    h.send(BOB, P.Join(table_id="t1", entropy_hash=digest(BOB_ENTROPY), id=1))
+    h.send(CY, P.Join(table_id="t1", id=1))
+    h.send(ANN, P.Start(id=2))
+    h.input(Disconnected(BOB.id, 0.0))
+    h.now = 9.5
+    h.input(Reconnected(BOB.id))
+    again = h.last(BOB, "reveal_request")
+    assert (again.remaining, again.deadline) == (0.5, WALL + 10.0)
+
+
 # ====================================================================== withheld
 def test_a_reveal_not_made_in_time_is_withheld_the_game_verifies_and_the_record_says_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]):
