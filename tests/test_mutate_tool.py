@@ -51,6 +51,53 @@ def test_line_ranges() -> None:
         mutate.line_range("x-3")
 
 
+def write_session(session: Path, tree: Path, specs: list[tuple[str, int, int]]) -> None:
+    """A cosmic-ray session's two tables, with only the columns the tool reads."""
+    db = sqlite3.connect(session)
+    db.execute("create table mutation_specs (job_id, module_path, start_pos_row, start_pos_col,"
+               " operator_name, occurrence)")
+    db.execute("create table work_items (job_id)")
+    for job, row, col in specs:
+        db.execute("insert into mutation_specs values (?, ?, ?, ?, 'core/NumberReplacer', 0)",
+                   (job, str(tree / "m.py"), row, col))
+        db.execute("insert into work_items values (?)", (job,))
+    db.commit()
+    db.close()
+
+
+def jobs_left(session: Path) -> tuple[list[str], list[str]]:
+    db = sqlite3.connect(session)
+    try:
+        return (sorted(j for (j,) in db.execute("select job_id from work_items")),
+                sorted(j for (j,) in db.execute("select job_id from mutation_specs")))
+    finally:
+        db.close()
+
+
+def test_a_sample_keeps_exactly_n_of_the_mutants_left_the_same_for_a_seed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sample is taken after the annotations and lines are left out, never from them;
+    the same seed keeps the same mutants whatever order cosmic-ray stored them in."""
+    monkeypatch.setattr(mutate, "ROOT", tmp_path)
+    (tmp_path / "m.py").write_text(SOURCE)
+    tree = tmp_path / "tree"
+    code = [(f"j{k}", 5, 22 + k) for k in range(12)]  # line 5 from column 22: code
+    runs = []
+    for order in (code, code[::-1], code, code):
+        session = tmp_path / f"s{len(runs)}.sqlite"
+        write_session(session, tree, [("ann", 4, 20), *order])
+        seed = 1 if len(runs) == 3 else 0
+        assert mutate.drop_mutants(session, tree, ["m.py"], (0, 10**9), 5, seed) == 1 + 7
+        left, specs = jobs_left(session)
+        assert left == specs and len(left) == 5 and "ann" not in left
+        runs.append(left)
+    assert runs[0] == runs[1] == runs[2] != runs[3]
+    session = tmp_path / "all.sqlite"
+    write_session(session, tree, code)
+    assert mutate.drop_mutants(session, tree, ["m.py"], (0, 10**9), 12) == 0  # a sample of all
+    assert jobs_left(session)[0] == sorted(j for j, _, _ in code)
+
+
 def test_mutants_in_annotations_or_outside_the_lines_are_dropped_before_they_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mutate, "ROOT", tmp_path)
@@ -58,14 +105,8 @@ def test_mutants_in_annotations_or_outside_the_lines_are_dropped_before_they_run
     tree = tmp_path / "tree"
     session = tmp_path / "session.sqlite"
     db = sqlite3.connect(session)
-    db.execute("create table mutation_specs (job_id, module_path, start_pos_row, start_pos_col)")
-    db.execute("create table work_items (job_id)")
     specs = [("a", 4, 20), ("b", 5, 24), ("c", 4, 47), ("d", 6, 12), ("e", 5, 15)]
-    for job, row, col in specs:
-        db.execute("insert into mutation_specs values (?, ?, ?, ?)", (job, str(tree / "m.py"), row, col))
-        db.execute("insert into work_items values (?)", (job,))
-    db.commit()
-    db.close()
+    write_session(session, tree, specs)
     assert mutate.drop_mutants(session, tree, ["m.py"], (4, 5)) == 3  # a, e: annotations; d: line 6
     db = sqlite3.connect(session)
     assert sorted(j for (j,) in db.execute("select job_id from work_items")) == ["b", "c"]

@@ -19,6 +19,7 @@ import argparse
 import ast
 import json
 import os
+import random
 import shutil
 import sqlite3
 import subprocess
@@ -89,17 +90,25 @@ def line_range(text: str | None) -> tuple[int, int]:
     return int(first), int(last)
 
 
-def drop_mutants(session: Path, tree: Path, modules: list[str], lines: tuple[int, int]) -> int:
+def drop_mutants(session: Path, tree: Path, modules: list[str], lines: tuple[int, int],
+                 sample: int | None = None, seed: int = 0) -> int:
     """Take out of the session, before they run, the mutants inside annotations and those
-    outside ``lines``: how many were taken out."""
+    outside ``lines``, then all but a random ``sample`` of the rest (the same ones for
+    the same seed and source): how many were taken out."""
     spans = {str(tree / m): annotation_spans(ROOT / m) for m in modules}
     low, high = lines
     db = sqlite3.connect(session)
     try:
-        drop = [job for job, module, row, col in db.execute(
-                    "select job_id, module_path, start_pos_row, start_pos_col from mutation_specs")
-                if in_annotation({"start_pos": (row, col)}, spans.get(module, []))
-                or not low <= row <= high]
+        specs = sorted(db.execute(
+            "select job_id, module_path, start_pos_row, start_pos_col, operator_name, occurrence"
+            " from mutation_specs"), key=lambda s: (s[1], s[2], s[3], s[4], s[5]))
+        drop, keep = [], []
+        for job, module, row, col, _operator, _occurrence in specs:
+            out = in_annotation({"start_pos": (row, col)}, spans.get(module, [])) or not low <= row <= high
+            (drop if out else keep).append(job)
+        if sample is not None and sample < len(keep):
+            chosen = set(random.Random(seed).sample(keep, sample))
+            drop += [job for job in keep if job not in chosen]
         for job in drop:
             db.execute("delete from mutation_specs where job_id = ?", (job,))
             db.execute("delete from work_items where job_id = ?", (job,))
@@ -123,6 +132,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="also write every outcome as JSON lines to this file")
     parser.add_argument("--lines", metavar="A-B",
                         help="only the mutants that start on lines A to B of the module(s)")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="run only N of the mutants, chosen at random (the same N for the same "
+                             "--seed and source): an estimate of a big module's score in less time")
+    parser.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
     parser.add_argument("--plain", action="store_true",
                         help="run pytest without the trio and hypothesis plugins (faster on a "
                              "loaded machine; only for test files with no trio or hypothesis tests)")
@@ -168,8 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         session.unlink()
     cosmic = [sys.executable, "-m", "cosmic_ray.cli"]
     subprocess.run([*cosmic, "init", str(config), str(session)], cwd=tree, env=env, check=True)
-    dropped = drop_mutants(session, tree, args.modules, line_range(args.lines))
-    print(f"mutate: {dropped} mutants left out (in annotations, or outside --lines)", flush=True)
+    dropped = drop_mutants(session, tree, args.modules, line_range(args.lines), args.sample, args.seed)
+    print(f"mutate: {dropped} mutants left out (in annotations, outside --lines, or not in "
+          f"--sample)", flush=True)
     baseline = subprocess.run([*cosmic, "baseline", str(config)], cwd=tree, env=env)
     if baseline.returncode != 0:
         print("mutate: the tests fail without any mutation; fix them first", file=sys.stderr)
@@ -198,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             killed += 1
     total = killed + survived
     score = 100.0 * killed / total if total else 0.0
-    print(f"mutants: {total} (and {dropped + equivalent} left out: in annotations or outside --lines), "
+    print(f"mutants: {total} (and {dropped + equivalent} left out: in annotations, outside --lines "
+          f"or not in --sample), "
           f"killed: {killed}, survived: {survived}, score: {score:.1f}%")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
