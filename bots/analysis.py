@@ -1,7 +1,7 @@
 """The coach's analysis of a finished game: what each decision cost, from the seat's view.
 
 For every decision of a seat (a card to commit, a row to take, a place for a
-tie; Draft picks are not analysed), ``analyse`` scores every legal choice the
+tie), ``analyse`` scores every legal choice the
 way ``search`` does (``SearchStrategy.problem``): it deals the cards that seat
 could not see in ``samples`` ways consistent with what it saw *at the time*,
 plays each choice on every deal to the end of the round (the opponents as the
@@ -21,6 +21,12 @@ choices is measured far more precisely than either choice alone.
   them (the choice swapped with the card it played in its place), rows to
   take chosen as the cheapest. For the choice made it is the engine's result:
   the bullheads the seat really took from that decision to the round's end.
+
+Draft picks are listed, not analysed (``PickNotAnalysed``, with the reason
+``PICK_NOT_ANALYSED``): a pick changes every later pick and the rows, so the
+search's deals hardly pair two picks, and at the sample counts a card is
+analysed with, the loss of a pick would be mostly chance (measured in
+docs/ANALYSIS.md, "Draft picks").
 
 The numbers are reproducible: the same record, ``samples`` and ``seed`` give
 the same analysis on any machine (no clock decides anything). A seat's
@@ -46,7 +52,16 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from nimmt.engine import ChooseRow, ChooseTie, Commit, Decision, End, RoundScored, View
+from nimmt.engine import (
+    ChooseRow,
+    ChooseTie,
+    Commit,
+    Decision,
+    DraftPick,
+    End,
+    RoundScored,
+    View,
+)
 from nimmt.engine.records import Record, Replay
 
 from .rollout import Situation, in_order_finisher
@@ -58,6 +73,8 @@ __all__ = [
     "DEFAULT_SAMPLES",
     "Choice",
     "DecisionAnalysis",
+    "PickNotAnalysed",
+    "PICK_NOT_ANALYSED",
     "RoundAnalysis",
     "SeatAnalysis",
     "GameAnalysis",
@@ -86,6 +103,12 @@ REFINE = 20
 
 #: Half-width of a 95% interval, in standard errors.
 Z95 = 1.96
+
+#: Why a Draft pick is not analysed (measured at 4 players: docs/ANALYSIS.md).
+PICK_NOT_ANALYSED = (
+    "a pick changes every later pick and the rows, so the search's deals hardly pair two "
+    "picks: after 300 deals a pick's loss is known only to about ±0.8 bullheads, more "
+    "than most picks differ by, and to ±0.2 it would take about 40 s a pick")
 
 
 def mark(loss: float) -> str | None:
@@ -161,11 +184,26 @@ class DecisionAnalysis:
 
 
 @dataclass(frozen=True, slots=True)
+class PickNotAnalysed:
+    """A Draft pick of ``seat``, listed with why it is not analysed."""
+
+    seat: int
+    round: int
+    pick: int  # the seat's own pick of the round, from 1
+    chosen: int  # the card picked
+    choices: int  # the cards it could pick from
+    kept: tuple[int, ...]  # the cards it had picked before, ascending
+    reason: str = PICK_NOT_ANALYSED
+
+
+@dataclass(frozen=True, slots=True)
 class RoundAnalysis:
     seat: int
     round: int
     decisions: tuple[DecisionAnalysis, ...]
     bullheads: int | None  # what the seat really took this round; None if unfinished
+    # Draft: the seat's picks, in order (not analysed: ``PICK_NOT_ANALYSED``)
+    not_analysed: tuple[PickNotAnalysed, ...] = ()
 
     @property
     def expected_loss(self) -> float:
@@ -208,10 +246,13 @@ class _RoundFacts:
     penalties: tuple[int, ...] | None = None  # None while unfinished
 
 
-def _walk(record: Record, seats: set[int]) -> tuple[list[_Moment], dict[int, _RoundFacts]]:
-    """Every decision of ``seats`` with the view before it, and every round's cards."""
+def _walk(record: Record, seats: set[int]
+          ) -> tuple[list[_Moment], list[PickNotAnalysed], dict[int, _RoundFacts]]:
+    """Every decision of ``seats`` with the view before it, their Draft picks, and
+    every round's cards."""
     run = Replay(record)
     moments: list[_Moment] = []
+    picks: list[PickNotAnalysed] = []
     rounds: dict[int, _RoundFacts] = {}
     before: dict[int, View] = {}
     for step in run:
@@ -224,6 +265,10 @@ def _walk(record: Record, seats: set[int]) -> tuple[list[_Moment], dict[int, _Ro
                     action.card
             if step.seat in seats:
                 moments.append(_Moment(before[step.seat], action))
+        elif isinstance(action, DraftPick) and action.seat in seats:
+            view = before[action.seat]
+            picks.append(PickNotAnalysed(action.seat, view.round, len(view.hand) + 1,
+                                         action.card, len(view.draft_pool), view.hand))
         for event in step.events:
             if isinstance(event, RoundScored):
                 rounds.setdefault(event.round, _RoundFacts({})).penalties = event.penalties
@@ -231,7 +276,7 @@ def _walk(record: Record, seats: set[int]) -> tuple[list[_Moment], dict[int, _Ro
         assert game is not None
         pending = game.pending
         before = {s: game.view(s) for s in seats if pending is not None and s in pending.seats}
-    return moments, rounds
+    return moments, picks, rounds
 
 
 def _hindsight(view: View, decisions: Sequence[Decision], facts: _RoundFacts) -> list[int] | None:
@@ -379,7 +424,7 @@ def analyse(record: Record, seats: Iterable[int] | None = None, samples: int = D
     wanted = sorted(set(range(players) if seats is None else seats))
     if any(not 0 <= s < players for s in wanted):
         raise ValueError(f"seats are 0 to {players - 1}")
-    moments, rounds = _walk(record, set(wanted))
+    moments, picks, rounds = _walk(record, set(wanted))
     searches = {s: SearchStrategy(seed=_seed(seed, s), samples=samples) for s in wanted}
     by_seat: dict[int, list[DecisionAnalysis]] = {s: [] for s in wanted}
     for done, moment in enumerate(moments, 1):
@@ -395,8 +440,13 @@ def analyse(record: Record, seats: Iterable[int] | None = None, samples: int = D
         per_round: dict[int, list[DecisionAnalysis]] = {}
         for d in by_seat[s]:
             per_round.setdefault(d.round, []).append(d)
+        picked: dict[int, list[PickNotAnalysed]] = {}
+        for p in picks:
+            if p.seat == s:
+                picked.setdefault(p.round, []).append(p)
+                per_round.setdefault(p.round, [])
         out.append(SeatAnalysis(s, record.name(s), tuple(
-            RoundAnalysis(s, r, tuple(ds), _taken(rounds.get(r), s))
+            RoundAnalysis(s, r, tuple(ds), _taken(rounds.get(r), s), tuple(picked.get(r, ())))
             for r, ds in sorted(per_round.items()))))
     return GameAnalysis(samples, seed, tuple(out))
 

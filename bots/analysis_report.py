@@ -4,14 +4,22 @@
 field); ``analysis_lines`` the text, a seat at a time: each decision with the
 choice made, its expected bullheads, the best choice and the loss, a mark;
 the choices in order; then per round the expected loss in all, the decision
-that cost most, and what the cards really cost (hindsight, labelled so).
+that cost most, and what the cards really cost (hindsight, labelled so). A
+Draft round's picks come first, each marked "not analysed", with the reason.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .analysis import THRESHOLDS, Choice, DecisionAnalysis, GameAnalysis, RoundAnalysis
+from .analysis import (
+    THRESHOLDS,
+    Choice,
+    DecisionAnalysis,
+    GameAnalysis,
+    PickNotAnalysed,
+    RoundAnalysis,
+)
 
 __all__ = ["analysis_json", "analysis_lines", "turning_point"]
 
@@ -36,6 +44,11 @@ def _decision_json(d: DecisionAnalysis) -> dict[str, Any]:
             "choices": [_choice_json(c) for c in d.options]}
 
 
+def _pick_json(p: PickNotAnalysed) -> dict[str, Any]:
+    return {"kind": "pick", "pick": p.pick, "chosen": str(p.chosen), "choices": p.choices,
+            "kept": list(p.kept), "reason": p.reason}
+
+
 def _round_json(r: RoundAnalysis) -> dict[str, Any]:
     worst = r.worst
     return {"round": r.round, "expected_loss": _r(r.expected_loss), "bullheads": r.bullheads,
@@ -43,7 +56,8 @@ def _round_json(r: RoundAnalysis) -> dict[str, Any]:
                                                  "chosen": worst.made.label,
                                                  "best": worst.best.label,
                                                  "loss": _r(worst.loss)},
-            "decisions": [_decision_json(d) for d in r.decisions]}
+            "decisions": [_decision_json(d) for d in r.decisions],
+            "not_analysed": [_pick_json(p) for p in r.not_analysed]}
 
 
 def analysis_json(analysis: GameAnalysis) -> dict[str, Any]:
@@ -117,9 +131,15 @@ def analysis_lines(analysis: GameAnalysis) -> list[str]:
         for r in seat.rounds:
             out.append("")
             out.append(f"{seat.name} (seat {seat.seat}), round {r.round}")
+            for p in r.not_analysed:
+                out.append(f"  pick {p.pick:>2}  picked {p.chosen:<4} from {p.choices:>3} cards"
+                           "   not analysed")
+            if r.not_analysed:
+                out.append(f"  picks not analysed: {r.not_analysed[0].reason} (docs/ANALYSIS.md)")
             for d in r.decisions:
                 out.extend(_decision_lines(d))
-            out.append(f"  expected loss this round: {_heads(r.expected_loss)}. "
+            picks = " (the picks not counted)" if r.not_analysed else ""
+            out.append(f"  expected loss this round{picks}: {_heads(r.expected_loss)}. "
                        + turning_point(r))
             hind = _hindsight_line(r)
             if hind is not None:

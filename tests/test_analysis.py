@@ -144,7 +144,9 @@ def test_the_commands_json_on_the_worked_example(capsys) -> None:
     assert [(s["seat"], s["name"]) for s in report["seats"]] == [
         (0, "Ann"), (1, "Bob"), (2, "Cid"), (3, "Dee")]
     ann = report["seats"][0]["rounds"][0]
-    assert set(ann) == {"round", "expected_loss", "bullheads", "worst", "decisions"}
+    assert set(ann) == {"round", "expected_loss", "bullheads", "worst", "decisions",
+                        "not_analysed"}
+    assert ann["not_analysed"] == []  # no Draft: no picks
     assert (ann["round"], ann["bullheads"]) == (1, 1)
     assert [(d["turn"], d["kind"], d["chosen"]) for d in ann["decisions"]] == [
         (1, "card", "14"), (2, "card", "26"), (3, "card", "3"), (3, "row", "row 1")]
