@@ -137,6 +137,25 @@ def test_a_seat_back_in_the_last_second_is_told_the_fraction_left():
     h.input(Reconnected(BOB.id))
     again = h.last(BOB, "reveal_request")
     assert (again.remaining, again.deadline) == (0.5, WALL + 10.0)
+    # back once the time is up but before the table's timer took its turn: no time
+    # left, never a negative one
+    h.input(Disconnected(BOB.id, 9.5))
+    h.now = 10.5
+    h.input(Reconnected(BOB.id))
+    late = h.last(BOB, "reveal_request")
+    assert (late.remaining, late.deadline) == (0.0, WALL + 10.0)
+
+
+def test_the_log_names_each_seat_that_withheld_its_reveal(caplog: pytest.LogCaptureFixture):
+    h = three_seats(reveal_time=8.0)
+    h.send(BOB, P.Join(table_id="t1", entropy_hash=digest(BOB_ENTROPY), id=1))
+    h.send(CY, P.Join(table_id="t1", entropy_hash=digest(CY_ENTROPY), id=1))
+    h.send(ANN, P.Start(id=2))
+    with caplog.at_level("INFO", logger="nimmt.server"):
+        h.run_until(8.0)
+    withheld = [r.getMessage() for r in caplog.records if "withheld" in r.getMessage()]
+    assert withheld == ["table=t1 seat=1 withheld its reveal: it contributes nothing to the deals",
+                        "table=t1 seat=2 withheld its reveal: it contributes nothing to the deals"]
 
 
 # ====================================================================== withheld
