@@ -28,7 +28,8 @@ class Queue(Message):
     options: TableOptions = F(Nested(TableOptions, "map TableOptions"),
                               "the rules and timers wanted, as in create_table; those who "
                               "ask for the same seats and options play together; the table "
-                              "is always rated (options.rated is not read)",
+                              "is always rated, without the coach (options.rated and "
+                              "options.coach are not read)",
                               default=TableOptions())
     fill_after: float | None = F(Optional(Float(0.0, MAX_FILL_AFTER)),
                                  "seconds after which the server forms your table with whoever "

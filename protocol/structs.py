@@ -143,6 +143,18 @@ class TableOptions(Struct):
     rated: bool = F(Bool, "a rated table: finished games update the ratings of claimed "
                     "players (see Ratings); only players with claimed names may sit",
                     default=False, since=2)
+    coach: bool | None = F(Optional(Bool), "the coach: while a player chooses a card, their "
+                           "client shows where it would go and what it would take, "
+                           "computed from what that player sees (the server sends nothing "
+                           "more for it); nil in a request: the server's default, on at a "
+                           "table that is not rated; a rated table never has it (true there: "
+                           "not_allowed, field options.coach). The server sends true or "
+                           "false", default=None, since=3)
+
+    @property
+    def coached(self) -> bool:
+        """Whether the table has the coach: ``coach``, or when nil, not ``rated``."""
+        return self.coach if self.coach is not None else not self.rated
 
     def _cross(self) -> None:
         if self.point_limit is None and self.rounds is None:

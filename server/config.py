@@ -29,6 +29,7 @@ __all__ = [
     "UnusableStrategy",
     "check_strategy",
     "TableSettings",
+    "CoachAtRated",
     "ServerConfig",
     "load_config",
     "load_config_text",
@@ -54,11 +55,22 @@ class UnusableStrategy(ConfigError):
         self.reason = reason
 
 
+class CoachAtRated(ConfigError):
+    """A rated table asked for with the coach on (``options.coach``): refused, never
+    turned off behind the host's back, so that they know their players get no coach."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "a rated table has no coach: its players' ratings must not depend on a helper "
+            "only some of them see. Leave coach out (or false) for a rated table, or create "
+            "a table that is not rated to play with the coach")
+
+
 # the fields a client sees and sets (the protocol's TableOptions) besides the end condition
 _WIRE_NAMES = (
     "seats", "tactic_deck", "draft", "professional", "countdown", "turn_time", "choice_time",
     "draft_time", "step_delay", "autoplay_when_away", "grace_time", "fallback", "time_bank",
-    "rated",
+    "rated", "coach",
 )
 
 
@@ -100,6 +112,9 @@ class TableSettings:
     time_bank: float = 0.0
     # finished games update the ratings of its claimed players (server/ladder/ratings.py)
     rated: bool = False
+    # the coach (clients show where the card being chosen would go): at a table that is
+    # not rated, unless its host turns it off; a rated table never has it (``coached``)
+    coach: bool = True
     warn_before: float = 5.0  # players who have not decided are warned this long before
     # seats that sent a hash of their entropy have this long to reveal it once the game's
     # seats are fixed (docs/PROTOCOL.md, "Verifiable deals"); later: withheld
@@ -121,11 +136,22 @@ class TableSettings:
         if (options.point_limit, options.rounds) != (default.point_limit, default.rounds):
             changes["point_limit"] = options.point_limit or 0
             changes["rounds"] = options.rounds or 0
-        return replace(base, **changes).validate()
+        settings = replace(base, **changes).validate()
+        if settings.rated:
+            if options.coach:
+                raise CoachAtRated()
+            settings = replace(settings, coach=False)
+        return settings
+
+    @property
+    def coached(self) -> bool:
+        """Whether the table has the coach (a rated one never has: ``from_wire``)."""
+        return self.coach and not self.rated
 
     def to_wire(self) -> P.TableOptions:
         """The options as the protocol shows them (``table.options``)."""
         shown = {name: getattr(self, name) for name in _WIRE_NAMES}
+        shown["coach"] = self.coached
         # the wire allows no ":": a fallback with parameters is shown by its strategy's name
         shown["fallback"] = self.fallback.partition(":")[0].strip()
         return P.TableOptions(

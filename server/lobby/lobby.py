@@ -17,7 +17,7 @@ import trio
 from nimmt import protocol as P
 from nimmt.protocol.states import CLIENT_GAME
 
-from ..config import ConfigError, ServerConfig, TableSettings, UnusableStrategy
+from ..config import CoachAtRated, ConfigError, ServerConfig, TableSettings, UnusableStrategy
 from ..ladder.claims import name_key
 from ..ladder.desk import LadderDesk
 from .chat import chat, session_address
@@ -428,6 +428,10 @@ class Lobby(Greeter):
             return
         try:
             settings = TableSettings.from_wire(msg.options, self.config.table)
+        except CoachAtRated as e:
+            session.send(P.Error(code=E.NOT_ALLOWED, request=msg.TYPE, re=msg.id,
+                                 field="options.coach", message=str(e)))
+            return
         except UnusableStrategy as e:  # the fallback (the wire carries names only)
             session.send(P.Error(code=E.UNKNOWN_STRATEGY, request=msg.TYPE, re=msg.id,
                                  field="options", message=f"fallback: {e.reason}"[:500]))

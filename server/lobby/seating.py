@@ -106,7 +106,8 @@ class QueueDesk:
             return
         lobby = self.lobby
         try:
-            options = replace(msg.options, seats=msg.seats, rated=True)
+            # a ladder game is rated and has no coach, whatever the options say
+            options = replace(msg.options, seats=msg.seats, rated=True, coach=None)
             settings = TableSettings.from_wire(options, lobby.config.table)
             # bots that queue ask for no pause: fifty of their tables played flat out
             # left the people's tables waiting for the server's loop (benchmarks/README.md,
