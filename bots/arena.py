@@ -4,6 +4,7 @@
     nimmt-arena --players 4 --seats search:ms=20,mcs:ms=20,random,random --games 40 --draft
     nimmt-arena --seats "exec:node docs/examples/bot.js,search:ms=20,random,random" --rounds 40
     nimmt-arena --seats py:mybot:decide,search,random,random --cluster tcp://scheduler-host:8786
+    nimmt-arena --seats py:mybot:decide,search,random,random --rounds 40 --expected-loss
 
 Beside the built-in strategies, a seat may be a program (``exec:COMMAND``) or a
 Python function (``py:MODULE:FUNCTION``): see ``nimmt.bots.external``.
@@ -24,7 +25,9 @@ Reported per strategy: mean bullheads per round with a 95% confidence
 interval (deals are the independent units: the interval is over per-deal
 means), the share of games won (a shared first place is split), and the mean
 and worst wall time per decision. For every other strategy, the difference to
-the first seat's strategy, paired by deal, with its 95% interval.
+the first seat's strategy, paired by deal, with its 95% interval. With
+``--expected-loss`` also the average expected loss a decision against the
+coach's analysis (``nimmt.bots.arena_loss``), where the game was played.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from dataclasses import asdict, dataclass, field
 
 from nimmt.engine import GameOver, Game, InvalidOptions, Options, RoundScored
 
+from .arena_loss import GameLosses, game_losses, mean_ci95
+from .arena_loss import DEFAULT_SAMPLES as LOSS_SAMPLES
 from .external import PROGRAM_TIME, check_seat, close_kept, is_external, make_seat
 from .strategies import StrategyError, parse_strategy
 
@@ -66,6 +71,7 @@ class ArenaConfig:
     seed: int = 1
     seatings: str = "rotations"
     program_time: float = PROGRAM_TIME  # seconds a program (exec:) has for each decision
+    expected_loss: int | None = None  # analyse every decision on this many deals at first
 
     def __post_init__(self) -> None:
         if self.seatings not in SEATINGS:
@@ -90,6 +96,10 @@ class ArenaConfig:
         key = (f"nimmt-arena:{self.seed}:{deal}:seat:{seat}" if self.seatings == "all"
                else f"nimmt-arena:{self.seed}:{deal}:{seating}:{seat}")
         return random.Random(key).getrandbits(32)
+
+    def analysis_seed(self, deal: int, seating: int) -> int:
+        """The seed of the analysis of a game (``expected_loss``)."""
+        return random.Random(f"nimmt-arena:{self.seed}:{deal}:{seating}:analysis").getrandbits(32)
 
 
 @functools.cache
@@ -142,6 +152,7 @@ class PlayedGame:
     worst: tuple[float, ...]  # per seat, the slowest decision in seconds
     failures: tuple[int, ...] = ()  # per seat: decisions the seat failed (the fallback made them)
     faults: tuple[str, ...] = ()  # per seat: its last failure, "" if none
+    losses: GameLosses | None = None  # the analysis of its decisions (``expected_loss``)
 
 
 def play_game(config: ArenaConfig, deal: int, seating: int, keep: bool = False) -> PlayedGame:
@@ -185,9 +196,11 @@ def play_game(config: ArenaConfig, deal: int, seating: int, keep: bool = False) 
     finally:
         for each in seats:
             each.close()
+    losses = (game_losses(game, specs, config.expected_loss, config.analysis_seed(deal, seating))
+              if config.expected_loss is not None else None)
     return PlayedGame(deal, seating, specs, tuple(rounds), winners, tuple(decisions),
                       tuple(think), tuple(worst), tuple(s.failures for s in seats),
-                      tuple(s.last_fault or "" for s in seats))
+                      tuple(s.last_fault or "" for s in seats), losses)
 
 
 @dataclass(slots=True)
@@ -205,6 +218,11 @@ class StrategyReport:
     difference_ci95: float | None = None
     failures: int = 0  # decisions it failed: the fallback (heuristic) made them
     last_fault: str | None = None
+    # --expected-loss: the mean loss of its decisions with a choice, per the analysis
+    expected_loss: float | None = None
+    expected_loss_ci95: float | None = None
+    expected_loss_decisions: int = 0  # decisions with a choice analysed
+    expected_loss_not_analysed: int = 0  # Draft picks
 
 
 @dataclass(slots=True)
@@ -220,6 +238,7 @@ class Report:
     strategies: list[StrategyReport] = field(default_factory=list)
     seatings: str = "rotations"
     cluster: str | None = None  # the Dask scheduler the games ran on (jobs: its workers)
+    expected_loss_samples: int | None = None  # --expected-loss: the analysis's deals at first
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -236,15 +255,27 @@ class Report:
             f"{'workers on ' + self.cluster if self.cluster else 'processes'}, "
             f"{self.seconds:.1f} s",
             f"{'strategy':<{width}}{'seats':>6}{'bullheads/round ±95%':>20}{'win share':>11}"
-            f"{'ms/decision':>13}{'worst ms':>10}   vs first (95% CI)",
+            f"{'ms/decision':>13}{'worst ms':>10}"
+            + (f"{'loss/decision ±95% (n)':>28}" if self.expected_loss_samples else "")
+            + "   vs first (95% CI)",
         ]
         for s in self.strategies:
             diff = (f"{s.difference:+.2f} ± {s.difference_ci95:.2f}"
                     if s.difference is not None and s.difference_ci95 is not None else "")
+            loss = ""
+            if self.expected_loss_samples:
+                loss = (f"{s.expected_loss:>13.2f} ± {s.expected_loss_ci95:<5.2f}"
+                        f"{f'({s.expected_loss_decisions})':>7}"
+                        if s.expected_loss is not None and s.expected_loss_ci95 is not None
+                        else f"{'-':>13}{'':15}")
             lines.append(
                 f"{s.strategy:<{width}}{s.seats:>6}{s.bullheads_per_round:>12.2f} ± {s.ci95:<5.2f}"
-                f"{s.win_share:>11.1%}{s.mean_ms:>13.2f}{s.worst_ms:>10.1f}   {diff}"
+                f"{s.win_share:>11.1%}{s.mean_ms:>13.2f}{s.worst_ms:>10.1f}{loss}   {diff}"
             )
+        if self.expected_loss_samples:
+            lines.append(f"loss/decision: the expected bullheads a decision with a choice gave "
+                         f"away against the best, per the analysis at "
+                         f"{self.expected_loss_samples} deals a choice (docs/ARENA.md)")
         for s in self.strategies:
             if s.failures:
                 lines.append(f"FAILED: {s.strategy} failed {s.failures} of {s.decisions} "
@@ -265,8 +296,13 @@ def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, sec
     worst = dict.fromkeys(order, 0.0)
     failures = dict.fromkeys(order, 0)
     faults: dict[str, str | None] = dict.fromkeys(order)
+    losses: dict[str, list[float]] = {s: [] for s in order}
+    picks = dict.fromkeys(order, 0)
     for r in results:
         for seat, spec in enumerate(r.specs):
+            if r.losses is not None:
+                losses[spec].extend(r.losses.losses[seat])
+                picks[spec] += r.losses.not_analysed[seat]
             if r.failures and r.failures[seat]:
                 failures[spec] += r.failures[seat]
                 faults[spec] = r.faults[seat]
@@ -285,6 +321,7 @@ def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, sec
                  "professional": config.options.professional,
                  "point_limit": config.options.point_limit, "rounds": config.options.rounds},
         jobs=jobs, seconds=seconds, seatings=config.seatings,
+        expected_loss_samples=config.expected_loss,
     )
     first = order[0]
     for spec in order:
@@ -297,6 +334,10 @@ def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, sec
             mean_ms=1000 * think[spec] / decisions[spec] if decisions[spec] else 0.0,
             worst_ms=1000 * worst[spec], failures=failures[spec], last_fault=faults[spec],
         )
+        if config.expected_loss is not None:
+            entry.expected_loss, entry.expected_loss_ci95 = mean_ci95(losses[spec])
+            entry.expected_loss_decisions = len(losses[spec])
+            entry.expected_loss_not_analysed = picks[spec]
         if spec != first:
             diffs = [deal_means[spec][d] - deal_means[first][d] for d in deal_means[spec]]
             entry.difference, entry.difference_ci95 = _mean_ci(diffs)
@@ -418,6 +459,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="play the games on the Dask cluster whose scheduler is at ADDRESS "
                         "(e.g. tcp://scheduler-host:8786; pip install 'nimmt[cluster]'); --jobs is "
                         "then ignored")
+    p.add_argument("--expected-loss", type=int, nargs="?", const=LOSS_SAMPLES, default=None,
+                   metavar="SAMPLES",
+                   help="also analyse every decision of every seat after its game, as "
+                        "nimmt-replay analyse does (SAMPLES deals a choice at first, default "
+                        f"{LOSS_SAMPLES}), and report each strategy's average expected loss a "
+                        "decision. Costly: about 1.3 s a seat-round at 4 players on one core "
+                        f"at {LOSS_SAMPLES} (a 400-round run: about 35 minutes a core), far "
+                        "more than the games of fast bots; runs where the games run (--jobs, "
+                        "--cluster)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -459,7 +509,10 @@ def config_from_args(args: argparse.Namespace) -> ArenaConfig:
                          f"more than {MAX_ARRANGEMENTS}; use fewer distinct strategies or "
                          f"--seatings rotations")
     deals = -(-count // arrangements)
-    return ArenaConfig(seats, deals, options, args.seed, args.seatings, args.program_time)
+    if args.expected_loss is not None and args.expected_loss < 2:
+        raise ValueError("--expected-loss: the analysis needs at least 2 deals a choice")
+    return ArenaConfig(seats, deals, options, args.seed, args.seatings, args.program_time,
+                       args.expected_loss)
 
 
 def _split_seats(text: str) -> list[str]:
