@@ -81,11 +81,13 @@ def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
             if m.watching:
                 out.append(("class:title.watch", " · watching"))
         rules = rules_words(m.table.options)
-        if m.untimed and c.replay is None:  # (a record keeps no times: a replay has none)
+        if m.untimed and c.replay is None:  # (a record that keeps no times: a replay has none)
             rules.append("untimed")
+        elif c.replay is not None and not m.untimed:  # the clock its record keeps
+            rules.append(f"{m.table.options.turn_time:g} s a turn")
         if short:
             rules = [w.replace(" pts", "").replace(" rounds", "r").replace(" round", "r")
-                     .replace("untimed", "∞") for w in rules]
+                     .replace(" s a turn", "s/turn").replace("untimed", "∞") for w in rules]
         out.append(("class:title.rules", " · " + " · ".join(rules)))
         if m.phase == "over":
             out.append(("class:title", " · game over"))

@@ -42,10 +42,18 @@ from .format import (
     RoundRecord,
     RowChoice,
     Start,
+    TableFacts,
     TieChoice,
     TurnRecord,
 )
-from .narrate import Narrator, event_to_json, position_set_json, record_stopped_json, step_lines
+from .narrate import (
+    Narrator,
+    event_to_json,
+    position_set_json,
+    record_stopped_json,
+    step_lines,
+    table_line,
+)
 from .parse import load_json, record_from_bytes, record_from_dict, record_from_json
 from .replay import Replay, Step, describe_pending, replay
 from .rows import follow_rows, freeze_rows
@@ -55,10 +63,11 @@ __all__ = [
     "FORMAT", "VERSION",
     "RecordError", "InvalidRecord", "RecordContradiction",
     "Record", "RoundRecord", "TurnRecord", "RowChoice", "TieChoice", "Choice", "Start",
-    "ResultClaim", "FairDealClaim", "verify_deals", "claim_for",
+    "ResultClaim", "FairDealClaim", "TableFacts", "verify_deals", "claim_for",
     "record_from_json", "record_from_bytes", "record_from_dict", "load_json",
     "record_from_game",
     "replay", "Replay", "Step", "describe_pending",
     "follow_rows", "freeze_rows",
-    "Narrator", "step_lines", "event_to_json", "position_set_json", "record_stopped_json",
+    "Narrator", "step_lines", "table_line",
+    "event_to_json", "position_set_json", "record_stopped_json",
 ]

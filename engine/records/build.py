@@ -18,6 +18,7 @@ from .format import (
     Rows,
     RowChoice,
     Start,
+    TableFacts,
     TieChoice,
     TurnRecord,
 )
@@ -63,6 +64,7 @@ def record_from_game(
     start: Start | None = None,
     claims: bool = True,
     fair_deal: FairDealClaim | None = None,
+    table: TableFacts | None = None,
 ) -> Record:
     """The record of ``game`` so far (over or not), built from ``game.history``.
 
@@ -71,6 +73,7 @@ def record_from_game(
     replay checks them. A game made by ``Game.from_position`` starts the record at
     ``game.start``; ``start`` (a ``Start``, which can carry a comment) overrides it.
     ``fair_deal``: how the game was dealt, when verifiably (``verify.claim_for``).
+    ``table``: the table's name, whether it was rated and its clock, for replays.
 
     >>> from nimmt.engine import Options
     >>> game = Game(Options(players=3, rounds=1), seed=2)
@@ -172,5 +175,6 @@ def record_from_game(
         start=start,
         result=ResultClaim.of(result) if (claims and result is not None) else None,
         fair_deal=fair_deal,
+        table=table,
     )
 

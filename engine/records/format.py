@@ -48,6 +48,7 @@ __all__ = [
     "Start",
     "ResultClaim",
     "FairDealClaim",
+    "TableFacts",
     "Record",
 ]
 
@@ -262,6 +263,29 @@ class FairDealClaim:
 
 
 @dataclass(frozen=True, slots=True)
+class TableFacts:
+    """The public facts of the table a server played the game at: its ``name``, whether
+    the game was ``rated``, and its clock in seconds (``turn_time`` to commit a card,
+    ``choice_time`` for a row or tied place, ``draft_time`` for a pick; None: not
+    kept) with each seat's ``time_bank`` for the game (0: none). Shown by replays,
+    never checked: the rules do not depend on them."""
+
+    name: str | None = None
+    rated: bool = False
+    turn_time: float | None = None
+    choice_time: float | None = None
+    draft_time: float | None = None
+    time_bank: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _drop_none({"name": self.name, "rated": self.rated, "turn_time": self.turn_time,
+                          "choice_time": self.choice_time, "draft_time": self.draft_time})
+        if self.time_bank > 0:  # a table without a bank says nothing of one
+            out["time_bank"] = self.time_bank
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """A whole record. ``rounds[0]`` is round 1, or with a ``start`` the rest of
     the start's round (which has no deal); the rounds after it follow in order."""
@@ -273,6 +297,7 @@ class Record:
     result: ResultClaim | None = None
     comment: str | None = None
     fair_deal: FairDealClaim | None = None
+    table: TableFacts | None = None  # None: a record that keeps no table (hand-made, or older)
 
     @property
     def first_round(self) -> int:
@@ -292,6 +317,8 @@ class Record:
         if self.comment is not None:
             out["comment"] = self.comment
         out["options"] = {f.name: getattr(self.options, f.name) for f in fields(Options)}
+        if self.table is not None:
+            out["table"] = self.table.to_dict()
         if self.seats is not None:
             out["seats"] = list(self.seats)
         if self.start is not None:

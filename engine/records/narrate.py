@@ -44,11 +44,11 @@ from ..events import (
 )
 from ..moves import End, Place
 from ..pending import AwaitingCommits, AwaitingDeal, AwaitingDraftPick, AwaitingRowChoice
-from .format import Start
+from .format import Start, TableFacts
 from .replay import Replay, Step
 from .rows import follow_rows
 
-__all__ = ["Narrator", "step_lines", "event_to_json", "position_set_json", "record_stopped_json"]
+__all__ = ["Narrator", "step_lines", "table_line", "event_to_json", "position_set_json", "record_stopped_json"]
 
 
 # ----------------------------------------------------------------- readable text
@@ -209,6 +209,26 @@ def step_lines(narrator: Narrator, step: Step) -> list[str]:
 
 
 # ----------------------------------------------------------------- JSON lines
+
+
+def table_line(table: TableFacts) -> str:
+    """The table a record was played at, in one line (``nimmt-replay show`` prints it first).
+
+    >>> print(table_line(TableFacts("Friday", True, 30.0, 20.0, 15.0, 60.0)))
+    Table “Friday”: rated · 30 s a turn, 20 s a row or tie choice, 15 s a draft pick · a time bank of 60 s
+    >>> print(table_line(TableFacts(turn_time=45.5)))
+    Table: not rated · 45.5 s a turn
+    """
+    clock = [f"{t:g} s {what}" for t, what in ((table.turn_time, "a turn"),
+                                               (table.choice_time, "a row or tie choice"),
+                                               (table.draft_time, "a draft pick")) if t is not None]
+    parts = ["rated" if table.rated else "not rated"]
+    if clock:
+        parts.append(", ".join(clock))
+    if table.time_bank > 0:
+        parts.append(f"a time bank of {table.time_bank:g} s")
+    name = f" “{table.name}”" if table.name else ""
+    return f"Table{name}: " + " · ".join(parts)
 
 
 def _snake(name: str) -> str:

@@ -14,6 +14,7 @@ nimmt.engine.records.format.InvalidRecord: options: players must be 2 to 10, not
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, fields
 from typing import Any, NoReturn
 
@@ -33,6 +34,7 @@ from .format import (
     Rows,
     RowChoice,
     Start,
+    TableFacts,
     TieChoice,
     TurnRecord,
 )
@@ -196,7 +198,7 @@ def record_from_dict(data: Any) -> Record:
         top,
         "a record",
         ("format", "version", "options", "rounds"),
-        ("comment", "seats", "start", "result", "fair_deal"),
+        ("comment", "table", "seats", "start", "result", "fair_deal"),
     )
     if obj["format"] != FORMAT:
         top.key("format").fail(f"must be {FORMAT!r}, not {_show(obj['format'])}")
@@ -234,7 +236,32 @@ def record_from_dict(data: Any) -> Record:
     result = _parse_result(obj["result"], top.key("result"), n) if "result" in obj else None
     fair_deal = (_parse_fair_deal(obj["fair_deal"], top.key("fair_deal"), n)
                  if "fair_deal" in obj else None)
-    return Record(options, tuple(rounds), seats, start, result, _comment(obj, top), fair_deal)
+    table = _parse_table(obj["table"], top.key("table")) if "table" in obj else None
+    return Record(options, tuple(rounds), seats, start, result, _comment(obj, top), fair_deal,
+                  table)
+
+
+def _seconds(value: Any, at: _At, what: str, positive: bool) -> float:
+    if type(value) not in (int, float) or not math.isfinite(value):
+        at.fail(f"{what} must be a number of seconds, not {_show(value)}")
+    if value < 0 or (positive and value == 0):
+        at.fail(f"{what} must be {'more than 0' if positive else 'at least 0'}, not {value}")
+    return float(value)
+
+
+def _parse_table(value: Any, at: _At) -> TableFacts:
+    obj = _object(value, at, "table", (),
+                  ("name", "rated", "turn_time", "choice_time", "draft_time", "time_bank"))
+    name = _str(obj["name"], at.key("name"), "the table's name") if "name" in obj else None
+    rated = obj.get("rated", False)
+    if type(rated) is not bool:
+        at.key("rated").fail(f"rated must be true or false, not {_show(rated)}")
+    times = {key: _seconds(obj[key], at.key(key), key, True) if key in obj else None
+             for key in ("turn_time", "choice_time", "draft_time")}
+    bank = (_seconds(obj["time_bank"], at.key("time_bank"), "time_bank", False)
+            if "time_bank" in obj else 0.0)
+    return TableFacts(name, rated, times["turn_time"], times["choice_time"],
+                      times["draft_time"], bank)
 
 
 def _hex(value: Any, at: _At, what: str, lo: int, hi: int) -> bytes:

@@ -38,7 +38,7 @@ from nimmt.engine import (
     StaleTurn,
     record_from_game,
 )
-from nimmt.engine.records import claim_for
+from nimmt.engine.records import TableFacts, claim_for
 
 from . import bank as match_bank
 
@@ -232,6 +232,13 @@ def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decisi
     broadcast(m, apply(m, seat, decision, how))
 
 
+def table_facts(m: MatchState) -> TableFacts:
+    """What a record keeps of the table, for replays: its name, rated or not, its clock."""
+    t = m.settings
+    return TableFacts(m.name or None, t.rated, t.turn_time, t.choice_time, t.draft_time,
+                      t.time_bank)
+
+
 def broadcast(m: MatchState, events: list[Event], re: int | None = None) -> None:
     """Queue ``events`` for each seat and spectator as they may see them; a
     resolution step waits ``step_delay`` after the one before (``timing.send_due_steps``).
@@ -251,7 +258,7 @@ def game_over(m: MatchState, result: Any) -> None:
     if m._deal is not None:  # this game's seed is revealed: the next one's is drawn
         m._change_deal(m._deal.renew(m._seed_stream))
     m._out.finished = Finished(
-        m.games_played, record_from_game(m._game, names, fair_deal=fair),
+        m.games_played, record_from_game(m._game, names, fair_deal=fair, table=table_facts(m)),
         tuple("builtin" if s and s.builtin else (s.client_kind if s else "human")
               for s in seats), m._started_wall, m._wall)
     m.status = "over"

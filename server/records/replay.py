@@ -51,11 +51,13 @@ from nimmt.engine.records import (
     RecordError,
     Replay,
     Start,
+    TableFacts,
     event_to_json,
     position_set_json,
     record_from_bytes,
     record_stopped_json,
     step_lines,
+    table_line,
 )
 
 from ..game import translate
@@ -66,7 +68,8 @@ from .history import open_store
 
 __all__ = ["main", "spectator_messages"]
 
-#: The decisions' times a replayed table announces: the longest (clients show no clock).
+#: The decisions' times a replayed table announces when its record keeps no clock: the
+#: longest (clients show no clock).
 _UNTIMED = P.MAX_DECISION_TIME
 
 
@@ -100,6 +103,11 @@ def _emit(out: TextIO, line: str) -> None:
     out.write(line + "\n")
 
 
+def _clock(seconds: float | None) -> float:
+    """A decision's time as a table announces it (a record's own: any number of seconds)."""
+    return _UNTIMED if seconds is None else min(max(seconds, 0.1), _UNTIMED)
+
+
 def spectator_messages(record: Record, table_id: str = "replay",
                        table_name: str = "", *, seat: int | None = None,
                        kinds: Sequence[str] | None = None) -> list[P.Message]:
@@ -112,10 +120,12 @@ def spectator_messages(record: Record, table_id: str = "replay",
     o = record.options
     if seat is not None and not 0 <= seat < o.players:
         raise RecordError(f"--seat {seat}: the game has seats 0 to {o.players - 1}")
+    t = record.table or TableFacts()  # (a record that keeps no table: untimed, not rated)
     options = P.TableOptions(
         seats=o.players, tactic_deck=o.tactic_deck, draft=o.draft, professional=o.professional,
-        point_limit=o.point_limit, rounds=o.rounds, turn_time=_UNTIMED, choice_time=_UNTIMED,
-        draft_time=_UNTIMED, step_delay=0.0)
+        point_limit=o.point_limit, rounds=o.rounds, turn_time=_clock(t.turn_time),
+        choice_time=_clock(t.choice_time), draft_time=_clock(t.draft_time), step_delay=0.0,
+        time_bank=min(t.time_bank, P.MAX_DECISION_TIME), rated=t.rated)
     seats = tuple(P.SeatInfo(name=record.name(s)[:32] or f"seat {s + 1}",
                              kind=kinds[s] if kinds and s < len(kinds) and kinds[s] in ("bot", "human")
                              else "human", connected=True, total=0, penalties=0)
@@ -169,7 +179,8 @@ def _load(game: str, db: str | None, err: TextIO) -> _Loaded | int:
         record = _read_or_say(game, err)
         if isinstance(record, int):
             return record
-        name = os.path.splitext(os.path.basename(game))[0] if game != "-" else ""
+        name = (record.table.name if record.table is not None and record.table.name
+                else os.path.splitext(os.path.basename(game))[0] if game != "-" else "")
         return _Loaded(record, game if game != "-" else "<stdin>", "replay", name)
     from ..storage import NoSuchGame
 
@@ -251,6 +262,8 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     names = [record.name(s) for s in range(record.options.players)]
     narrator = Narrator(names)
     run = Replay(record)
+    if record.table is not None and not args.json:  # (--json: the events only)
+        _emit(out, table_line(record.table))
     try:
         try:
             for step in run:
