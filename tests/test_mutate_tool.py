@@ -112,3 +112,28 @@ def test_mutants_in_annotations_or_outside_the_lines_are_dropped_before_they_run
     assert sorted(j for (j,) in db.execute("select job_id from work_items")) == ["b", "c"]
     assert sorted(j for (j,) in db.execute("select job_id from mutation_specs")) == ["b", "c"]
     db.close()
+
+
+def test_committed_copies_the_last_commit_not_the_working_tree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--committed``: another developer's half-made edit in the shared checkout (or an
+    untracked file) is not in the copy the mutants run in; without it, it is."""
+    import subprocess
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "m.py").write_text("x = 1\n")
+    subprocess.run([*git, "add", "m.py"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    (repo / "m.py").write_text("x = (\n")  # someone's edit, half made
+    (repo / "new.py").write_text("y = 2\n")
+    monkeypatch.setattr(mutate, "ROOT", repo)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mutate.copy_tree(tmp_path / "a", committed=True)
+    mutate.copy_tree(tmp_path / "b")
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["m.py"]
+    assert (tmp_path / "a" / "m.py").read_text() == "x = 1\n"
+    assert (tmp_path / "b" / "m.py").read_text() == "x = (\n"
+    assert (tmp_path / "b" / "new.py").read_text() == "y = 2\n"

@@ -31,8 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def copy_tree(dest: Path) -> None:
-    """The files git knows (tracked, and untracked but not ignored), as they are now."""
+def copy_tree(dest: Path, committed: bool = False) -> None:
+    """The files git knows (tracked, and untracked but not ignored), as they are now;
+    or, ``committed``, the tree of the last commit (others' unfinished edits left out)."""
+    if committed:
+        archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT,
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+        return
     names = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard", "-z"],
         cwd=ROOT, capture_output=True, check=True,
@@ -136,6 +142,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="run only N of the mutants, chosen at random (the same N for the same "
                              "--seed and source): an estimate of a big module's score in less time")
     parser.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
+    parser.add_argument("--committed", action="store_true",
+                        help="mutate the last commit's tree, not the working tree (uncommitted "
+                             "edits, yours and others', left out)")
     parser.add_argument("--plain", action="store_true",
                         help="run pytest without the trio and hypothesis plugins (faster on a "
                              "loaded machine; only for test files with no trio or hypothesis tests)")
@@ -155,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     if path_dir.exists():
         shutil.rmtree(path_dir)
     tree.mkdir(parents=True)
-    copy_tree(tree)
+    copy_tree(tree, args.committed)
     link_packages(tree, path_dir)
     env = dict(os.environ, PYTHONPATH=str(path_dir), PYTHONDONTWRITEBYTECODE="1")
     where = subprocess.run([sys.executable, "-c", "import nimmt.engine; print(nimmt.engine.__file__)"],
