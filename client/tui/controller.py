@@ -678,11 +678,14 @@ class Controller(LadderKeys, QueueKeys):
         self.invalidate()
 
     def toggle_preview(self) -> None:
-        """p: the line under your hand (where the card would go), on or off; a rated
-        table never shows it."""
+        """p: the line under your hand (where the card would go), on or off for you,
+        where the table's host turned the coach on (a rated table never has it)."""
         opts = self.model.options
         if opts is not None and opts.rated:
             self.status("A rated table shows no preview of where a card goes.", "info")
+            return
+        if opts is not None and not opts.coached:
+            self.status("The host has not turned the coach on at this table.", "info")
             return
         self.ui.preview = not self.ui.preview
         self.status(f"The preview under your hand is {'on' if self.ui.preview else 'off'}.",

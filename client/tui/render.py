@@ -51,15 +51,16 @@ __all__ = [
 # ---------------------------------------------------------------- title
 def title_bar(c: Controller, width: int = 200) -> Frags:
     """Who you are, where, the rules in force, the round and turn; when narrow the
-    table's name goes first, then the words are shortened."""
-    for with_name, short in ((True, False), (False, False), (False, True)):
-        title = _title(c, with_name, short)
+    table's name goes first, then the words are shortened, then "coach"."""
+    for with_name, short, coach in ((True, False, True), (False, False, True),
+                                    (False, True, True), (False, True, False)):
+        title = _title(c, with_name, short, coach)
         if frags_width(title) <= width:
             break
     return title
 
 
-def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
+def _title(c: Controller, with_name: bool, short: bool = False, coach: bool = True) -> Frags:
     m = c.model
     out: Frags = [("class:title.app", " nimmt ")]
     if c.replay is not None and m.table is not None:
@@ -81,6 +82,8 @@ def _title(c: Controller, with_name: bool, short: bool = False) -> Frags:
             if m.watching:
                 out.append(("class:title.watch", " · watching"))
         rules = rules_words(m.table.options)
+        if coach and m.table.options.coached and c.replay is None:  # the host's (p: yours)
+            rules.insert(0, "coach")
         if m.untimed and c.replay is None:  # (a record that keeps no times: a replay has none)
             rules.append("untimed")
         elif c.replay is not None and not m.untimed:  # the clock its record keeps
@@ -255,7 +258,7 @@ def hand_line(c: Controller, width: int = 80, preview: bool = True) -> Frags:
     out.extend(chips)
     if used + len(count) <= width:
         out.append(("class:dim", count))
-    if preview and pick and c.ui.preview and m.rows and all(m.rows) and not (m.options and m.options.rated):
+    if preview and pick and c.ui.preview and m.rows and all(m.rows) and m.options and m.options.coached:
         opts = m.options
         text = preview_text(m.hand[cursor], m.rows, m.could_come(),
                             professional=bool(opts and opts.professional),
@@ -364,6 +367,8 @@ def form_panel(c: Controller, width: int = 80, height: int | None = None) -> Fra
     text = FORM_FIELDS[form.cursor].help
     if form.for_queue and FORM_FIELDS[form.cursor].key == "rated":
         text = "a game the queue forms is always rated: it changes the players' ratings"
+    elif form.coach_fixed and FORM_FIELDS[form.cursor].key == "coach":
+        text = "a rated game has no coach: its players' ratings must not depend on a helper"
     help_lines = wrap(text[0].upper() + text[1:] + ".", width - 2, indent="  ", more="  ")
     count = len(FORM_FIELDS)
     rows = count if height is None else max(1, min(count, height - len(help_lines)))
@@ -387,6 +392,9 @@ def form_panel(c: Controller, width: int = 80, height: int | None = None) -> Fra
         out.append((style, f"{mark} {f.label:<24}"))
         if form.for_queue and f.key == "rated":  # fixed: no arrows to change it
             out.append(("class:form.value" if sel else "", f"   {'yes':^9}  \n"))
+            continue
+        if form.coach_fixed and f.key == "coach":  # off at a rated game, fixed
+            out.append(("class:form.value" if sel else "", f"   {'no':^9}  \n"))
             continue
         out.append(("class:form.value" if sel else "", f" ◀ {value_text:^9} ▶\n"))
     out.append(("class:dim", "\n".join(help_lines)))

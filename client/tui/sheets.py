@@ -51,7 +51,8 @@ HELP_KEYS: Final = (
     ("←/→ Enter", "a tied place, a draft pick (↑/↓: a line)"),
     ("t", "the score sheet (bullheads per round)"),
     ("p", "the line under your hand: where that card goes, what it takes, how many "
-          "unseen cards could get there first (on; never at a rated table)"),
+          "unseen cards could get there first (where the host turned the coach on; "
+          "never at a rated table)"),
     ("c  /", "chat"),
     ("PgUp/PgDn", "scroll the event log"),
     ("H", "in the lobby: the finished games (--db); Enter replays one"),
@@ -92,6 +93,16 @@ def _time_words(o: TableOptions) -> str:
     return text
 
 
+def _coach_words(o: TableOptions) -> str:
+    if o.coached:
+        return ("✓ Coach: while you choose, the line under your hand says where the card "
+                "under the cursor would go, what it would take and how many unseen cards "
+                "could get there first (p hides it for you).")
+    if o.rated:
+        return "No coach: a rated table never has one."
+    return "No coach: the host has not turned it on at this table."
+
+
 def rules_title(o: TableOptions) -> str:
     """The variants in force, in words, for the help's first line."""
     on = [name for key, name, _ in VARIANTS if getattr(o, key) and key != "countdown"]
@@ -109,6 +120,8 @@ def help_lines(c: Controller, width: int) -> list[str]:
                 out += wrap(f"✓ {name}: {text}", width, more="   ")
         out += wrap(_end_words(opts), width)
         out += wrap(_time_words(opts), width)
+        if c.replay is None:  # (a record keeps no coach: a replay shows no hand line)
+            out += wrap(_coach_words(opts), width, more="   " if opts.coached else " ")
         off = [name for key, name, _ in VARIANTS if not getattr(opts, key)]
         if off:
             out += wrap("Not played here: " + ", ".join(off) + " (each is explained "

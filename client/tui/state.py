@@ -48,6 +48,9 @@ FORM_FIELDS: Final[tuple[FormField, ...]] = (
     FormField("rated", "Rated", (False, True),
               "finished games change the players' ratings (the leaderboard: R); only "
               "claimed names may sit (nimmt-client --claim), and built-in bots"),
+    FormField("coach", "Coach", (True, False),
+              "while players choose, the line under their hand says where the card would "
+              "go and what it would take (p hides it for oneself); never at a rated table"),
     FormField("tactic_deck", "Tactic deck", (False, True), "only cards 1 to 10 × seats + 4"),
     FormField("draft", "Draft", (False, True), "pick your hand from an open pool"),
     FormField("professional", "Professional rows", (False, True),
@@ -83,6 +86,7 @@ class CreateForm:
 
     values: dict[str, Any] = field(default_factory=lambda: {
         "seats": 4, "fill": True, "bot_level": DEFAULT_BOT_LEVEL, "rated": False,
+        "coach": True,
         "tactic_deck": False,
         "draft": False, "professional": False, "point_limit": 66, "rounds": None,
         "countdown": False, "turn_time": 30.0, "time_bank": 60.0, "step_delay": 0.8,
@@ -95,6 +99,8 @@ class CreateForm:
         f = FORM_FIELDS[self.cursor]
         if self.for_queue and f.key == "rated":
             return  # (the server reads no options.rated from a queue: it is rated)
+        if f.key == "coach" and self.coach_fixed:
+            return
         choices = f.choices
         cur = self.values[f.key]
         i = choices.index(cur) if cur in choices else 0
@@ -106,11 +112,18 @@ class CreateForm:
     def move(self, delta: int) -> None:
         self.cursor = (self.cursor + delta) % len(FORM_FIELDS)
 
+    @property
+    def coach_fixed(self) -> bool:
+        """The coach is off and cannot be turned on: a rated table or a queue game."""
+        return self.for_queue or bool(self.values["rated"])
+
     def options(self) -> TableOptions:
         v = self.values
         options = TableOptions(
             seats=int(v["seats"]),
             rated=bool(v["rated"]),
+            # (a rated table with coach true is refused: the form never asks for it)
+            coach=bool(v["coach"]) and not self.coach_fixed,
             tactic_deck=bool(v["tactic_deck"]), draft=bool(v["draft"]),
             professional=bool(v["professional"]),
             point_limit=v["point_limit"],
@@ -160,5 +173,5 @@ class UiState:
     ladder: LadderView | None = None  # the lobby's leaderboard screen (R), when open
     pool_columns: int = POOL_COLUMNS  # draft pool cards per line, as last laid out
     #: p: the line under your hand saying where the card under the cursor would go
-    #: (never at a rated table)
+    #: (where the table's host turned the coach on: options.coached)
     preview: bool = True
