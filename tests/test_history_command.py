@@ -176,3 +176,29 @@ def test_nimmt_replay_command_takes_db_and_still_replays_files(database, tmp_pat
     record_file.write_text(played[0][2].to_json())
     assert replay_main([str(record_file)]) == 0
     assert "Game over" in capsys.readouterr().out
+
+
+def test_a_kept_game_s_table_is_said_under_its_header_as_show_says_it_for_a_file(
+        tmp_path, capsys) -> None:
+    """The table's name, rated and clock kept in the record (issue 44) are the second
+    line of ``games ID``, the same line ``show FILE`` prints first; the steps follow."""
+    from nimmt.engine.records import TableFacts
+    path = tmp_path / "nimmt.db"
+    game, facts = play_game(Options(players=2, rounds=1), 5)
+    table = TableFacts("Friday", True, 30.0, 20.0, None, 60.0)
+    record = record_from_game(game, seats=["Ann", "Bob"], table=table)
+    with Store.open(path) as store:
+        store.create_table("t1", "Friday", {}, {})
+        store.append("t1", facts)
+        game_id = store.finish_game("t1", "Friday", 1, record, ["human", "human"],
+                                    started=1_000_000.0, ended=1_000_900.0)
+    status, out, err = run(capsys, "games", "--db", str(path), str(game_id))
+    assert status == 0 and err == ""
+    header, second, *steps = out.splitlines()
+    assert header.startswith(f"Game {game_id}: table Friday (t1), its game 1, ")
+    assert second == ("Table “Friday”: rated · 30 s a turn, 20 s a row or tie choice "
+                      "· a time bank of 60 s")
+    record_file = tmp_path / "game.json"
+    record_file.write_text(record.to_json())
+    assert replay_main(["show", str(record_file)]) == 0
+    assert capsys.readouterr().out.splitlines() == [second, *steps]

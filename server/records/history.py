@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from nimmt.engine import RecordError, Replay, RecordStart
-from nimmt.engine.records import Narrator, event_to_json, step_lines
+from nimmt.engine.records import Narrator, event_to_json, step_lines, table_line
 
 from .command import PROG, db_words
 from .leaderboard import ladder_json, ladder_lines, leaderboard
@@ -104,6 +104,8 @@ def _replay(store: Store, game_id: int, as_json: bool, out: TextIO, err: TextIO)
     if not as_json:
         out.write(f"Game {s.id}: table {s.table_name} ({s.table_id}), its game {s.game_no}, "
                   f"{_when(s.started)} to {_when(s.ended)}\n")
+        if record.table is not None:
+            out.write(table_line(record.table) + "\n")
     narrator = Narrator([record.name(seat) for seat in range(record.options.players)])
     try:
         for step in Replay(record):
