@@ -1,0 +1,67 @@
+"""Where the server says it can be reached (issue 43): the LAN addresses found (never
+loopback, never the wildcard, each once, in the order found) and the line printed at
+start that tells players what to type."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+
+import nimmt.server.net.addresses as addresses
+from nimmt.server.net.addresses import join_hint, lan_addresses
+
+
+def _infos(*found: str) -> list[Any]:
+    return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0)) for a in found]
+
+
+def test_the_interfaces_are_read_from_the_kernel_with_loopback_among_them():
+    # every Linux machine (and network namespace) of the tests has lo up at 127.0.0.1
+    found = addresses._interface_addresses()
+    assert "127.0.0.1" in found
+    assert all(socket.inet_aton(a) for a in found)
+
+
+def test_the_lan_addresses_leave_out_loopback_and_the_wildcard_and_keep_the_first_order(
+        monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(addresses, "_interface_addresses",
+                        lambda: ["127.0.0.1", "192.168.1.20", "0.0.0.0", "10.0.0.5"])
+    monkeypatch.setattr(addresses.socket, "getaddrinfo",
+                        lambda *a, **k: _infos("127.0.1.1", "10.0.0.5", "172.16.0.9",
+                                               "192.168.1.20", "127.5.5.5"))
+    assert lan_addresses() == ["192.168.1.20", "10.0.0.5", "172.16.0.9"]
+
+
+def test_a_host_name_that_does_not_resolve_leaves_the_interfaces(monkeypatch: pytest.MonkeyPatch):
+    def fails(*args: Any, **kwargs: Any) -> Any:
+        raise socket.gaierror("no such host")
+
+    monkeypatch.setattr(addresses, "_interface_addresses", lambda: ["10.1.2.3"])
+    monkeypatch.setattr(addresses.socket, "getaddrinfo", fails)
+    assert lan_addresses() == ["10.1.2.3"]
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", ""])
+def test_a_server_on_every_interface_names_each_lan_address(monkeypatch: pytest.MonkeyPatch,
+                                                            host: str):
+    monkeypatch.setattr(addresses, "lan_addresses", lambda: ["192.168.1.20", "10.0.0.5"])
+    assert join_hint(host, 6066) == (
+        f"nimmt-server listening on {host}:6066 — players join with: "
+        "nimmt-client 192.168.1.20:6066 or nimmt-client 10.0.0.5:6066")
+
+
+def test_a_server_on_every_interface_of_a_machine_without_lan_names_the_host(
+        monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(addresses, "lan_addresses", lambda: [])
+    monkeypatch.setattr(addresses.socket, "gethostname", lambda: "kitchen")
+    assert join_hint("0.0.0.0", 7000) == (
+        "nimmt-server listening on 0.0.0.0:7000 — players join with: nimmt-client kitchen:7000")
+
+
+def test_a_server_on_one_address_names_that_address_only(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(addresses, "lan_addresses", lambda: ["192.168.1.20"])
+    assert join_hint("10.0.0.5", 7000) == (
+        "nimmt-server listening on 10.0.0.5:7000 — players join with: nimmt-client 10.0.0.5:7000")
+    assert join_hint("127.0.0.1", 7000).endswith("join with: nimmt-client 127.0.0.1:7000")
