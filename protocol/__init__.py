@@ -98,6 +98,9 @@ from .structs import (
     MAX_TABLES_LISTED,
     PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
+    MAX_AUTOPLAYED,
+    MAX_ROUNDS_SENT,
+    Autoplayed,
     LeaderboardRow,
     Limits,
     Pending,
@@ -122,7 +125,8 @@ __all__ = [
     # base and registry
     "Message", "Struct", "REGISTRY",
     # nested maps
-    "Place", "TableOptions", "SeatInfo", "TableInfo", "Limits", "Pending",
+    "Place", "TableOptions", "SeatInfo", "TableInfo", "Limits", "Pending", "Autoplayed",
+    "MAX_AUTOPLAYED", "MAX_ROUNDS_SENT",
     # handshake / always / lobby
     "Hello", "Welcome", "Error", "Goodbye", "Ping", "Pong", "Chat", "ChatMessage",
     "ListTables", "TableList", "TableUpdated", "TableClosed", "CreateTable", "Join", "Watch",

@@ -16,7 +16,16 @@ from .examples import COMMITMENT, EXAMPLES, SEED
 from .fields import Kind
 from .framing import encode_frame
 from .states import TABLE, ConnState, Role
-from .structs import LeaderboardRow, Limits, Pending, Place, SeatInfo, TableInfo, TableOptions
+from .structs import (
+    Autoplayed,
+    LeaderboardRow,
+    Limits,
+    Pending,
+    Place,
+    SeatInfo,
+    TableInfo,
+    TableOptions,
+)
 
 __all__ = ["render_messages", "render_structs", "render_states", "render_all", "hexdump",
            "session", "session_script", "SESSION_ROWS", "SESSION_HANDS",
@@ -47,7 +56,7 @@ ORDER: dict[str, tuple[str, ...]] = {
 }
 
 STRUCTS: tuple[type[Struct], ...] = (Place, TableOptions, SeatInfo, TableInfo, LeaderboardRow,
-                                     Limits, Pending)
+                                     Limits, Pending, Autoplayed)
 
 
 def _fmt_default(v: Any) -> str:

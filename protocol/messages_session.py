@@ -27,6 +27,9 @@ from .structs import (
     TABLE_ID,
     TABLE_NAME,
     TOKEN,
+    AUTOPLAYED,
+    ROUND_PENALTIES,
+    Autoplayed,
     LeaderboardRow,
     Limits,
     TableInfo,
@@ -301,6 +304,22 @@ class Seated(Message):
 
     table: TableInfo = F(TABLE_INFO, "the table")
     seat: int = F(SEAT, "your seat")
+    round_penalties: tuple[tuple[int, ...], ...] = F(
+        ROUND_PENALTIES, "the bullheads each seat took in each round scored so far of the "
+        "table's game (once it is over: of its last game), round 1 first, each as "
+        "round_scored.penalties; [] before a game (the first 1000 rounds at most)",
+        default=(), since=3)
+    autoplayed: tuple[Autoplayed, ...] = F(
+        AUTOPLAYED, "a resumed session: what the autopilot decided for your seat while "
+        "your connection was down, oldest first (the latest 200 at most; a commit of the "
+        "turn being played is still your commit, which you may replace); [] otherwise",
+        default=(), since=3)
+
+    def _cross(self) -> None:
+        n = self.table.options.seats
+        if any(len(r) != n for r in self.round_penalties):
+            raise LocalProtocolError(ErrorCode.OUT_OF_RANGE, "one penalty per seat in "
+                                     "each round", "round_penalties")
 
 
 @message("watching", S)
@@ -308,6 +327,14 @@ class Watching(Message):
     """You watch a table (after watch, create_table by a spectator, or resuming)."""
 
     table: TableInfo = F(TABLE_INFO, "the table")
+    round_penalties: tuple[tuple[int, ...], ...] = F(
+        ROUND_PENALTIES, "as seated.round_penalties", default=(), since=3)
+
+    def _cross(self) -> None:
+        n = self.table.options.seats
+        if any(len(r) != n for r in self.round_penalties):
+            raise LocalProtocolError(ErrorCode.OUT_OF_RANGE, "one penalty per seat in "
+                                     "each round", "round_penalties")
 
 
 @message("left", S)

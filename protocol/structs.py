@@ -35,6 +35,9 @@ __all__ = [
     "LeaderboardRow",
     "Limits",
     "Pending",
+    "Autoplayed",
+    "MAX_AUTOPLAYED",
+    "MAX_ROUNDS_SENT",
 ]
 
 #: The longest time a table may give a decision, in seconds (the timers of
@@ -51,6 +54,11 @@ DEFAULT_MAX_FRAME_SIZE: Final = 64 * 1024
 MAX_TABLES_LISTED: Final = 20
 #: ``leaderboard_page`` holds at most this many rows.
 MAX_LEADERBOARD_ROWS: Final = 100
+#: ``seated.autoplayed`` holds at most this many decisions (the latest).
+MAX_AUTOPLAYED: Final = 200
+#: ``seated.round_penalties`` / ``watching.round_penalties`` hold at most this many
+#: rounds (the first): a msgpack array may hold 1024 elements.
+MAX_ROUNDS_SENT: Final = 1000
 
 # --- shared kinds --------------------------------------------------------------
 SEAT: Final = Int(0, 9)
@@ -251,3 +259,34 @@ class Pending(Struct):
     places: tuple[Place, ...] = F(ListOf(PLACE, 0, 8), "tie: the tied places, else []",
                                   default=())
 
+
+
+@struct
+class Autoplayed(Struct):
+    """A decision the autopilot made for your seat while your connection was down."""
+
+    kind: str = F(OneOf("commit", "row", "tie", "draft"),
+                  "a card played, a row taken, a tied place chosen, or a draft pick")
+    round: int = F(ROUND, "round number")
+    turn: int = F(Int(0, 10), "turn number; 0 for a draft pick")
+    card: int = F(CARD, "commit: the card played; row, tie: your card being placed; "
+                  "draft: the card picked")
+    row: int | None = F(Optional(ROW), "row: the row taken; tie: the row of the place "
+                        "chosen; nil otherwise", default=None)
+    end: str | None = F(Optional(END), "tie: the end of the place chosen; nil otherwise",
+                        default=None)
+
+    def _cross(self) -> None:
+        if (self.kind == "draft") != (self.turn == 0):
+            raise _bad(ErrorCode.OUT_OF_RANGE, "a draft pick has turn 0, nothing else has",
+                       "turn")
+        if (self.row is None) != (self.kind in ("commit", "draft")):
+            raise _bad(ErrorCode.OUT_OF_RANGE, "row and tie have a row, nothing else has",
+                       "row")
+        if (self.end is None) != (self.kind != "tie"):
+            raise _bad(ErrorCode.OUT_OF_RANGE, "a tie has an end, nothing else has", "end")
+
+
+#: per round, each seat's bullheads (``seated.round_penalties``)
+ROUND_PENALTIES: Final = ListOf(PER_SEAT_PENALTIES, 0, MAX_ROUNDS_SENT)
+AUTOPLAYED: Final = ListOf(Nested(Autoplayed, "map Autoplayed"), 0, MAX_AUTOPLAYED)

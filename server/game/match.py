@@ -35,7 +35,7 @@ from dataclasses import asdict
 from typing import Any
 
 from nimmt import protocol as P
-from nimmt.engine import Deal, Decision, Event, FairDeal, Game
+from nimmt.engine import Deal, Decision, Event, FairDeal, Game, RoundScored
 
 from . import play as match_game
 
@@ -328,6 +328,8 @@ class Match(MatchState):
             "deal": self._deal.to_data() if self._deal is not None else None,
             "fair": fair_to_data(self._fair),
             "bank": bank_to_data(self._bank),
+            "autoplayed": [[member, [a.to_wire() for a in made]]
+                           for member, made in self._autoplayed.items()],
         }
 
     @classmethod
@@ -367,6 +369,8 @@ class Match(MatchState):
         shown = data.get("scores_shown")
         m._scores_shown = (tuple(shown[0]), tuple(shown[1])) if shown is not None else None
         m._bank = bank_from_data(data.get("bank"))
+        m._autoplayed = {member: [P.Autoplayed(**a) for a in made]
+                         for member, made in data.get("autoplayed", ())}
         return m
 
     @classmethod
@@ -406,6 +410,8 @@ class Match(MatchState):
         for item in history:
             self._history.append(item)
             events += game.deal(item) if isinstance(item, Deal) else game.apply(item)
+        shown = events[:len(events) - len(unsent)]
+        self._rounds_shown = [e.penalties for e in shown if isinstance(e, RoundScored)]
         if unsent:
             tail = events[len(events) - len(unsent):]
             self._backlog = deque((e, re, pause) for e, (re, pause) in zip(tail, unsent))

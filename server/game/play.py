@@ -67,6 +67,8 @@ def begin(m: MatchState) -> None:
     m._shown = (0, 0)
     zeros = (0,) * len(m.room.seats)
     m._scores_shown = (zeros, zeros)  # the new game's: none taken yet
+    m._rounds_shown = []
+    m._autoplayed = {}
     m._chosen = {}
     for seat in m.room.seats:
         assert seat is not None
@@ -229,7 +231,14 @@ def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decisi
     if s is not None and not s.builtin:
         how = "autopilot (time ran out): " if s.away_since is None else \
             "autopilot (player away): "
-    broadcast(m, apply(m, seat, decision, how))
+    events = apply(m, seat, decision, how)
+    if s is not None and not s.builtin and s.away_since is not None and s.member is not None:
+        made = translate.autoplayed(key, decision)
+        if made is not None:  # told to the player when they are back (seats.greet)
+            kept = m._autoplayed.setdefault(s.member, [])
+            kept.append(made)
+            del kept[:-P.MAX_AUTOPLAYED]
+    broadcast(m, events)
 
 
 def table_facts(m: MatchState) -> TableFacts:

@@ -117,7 +117,8 @@ def _join(m: MatchState, who: Who, msg: Any, host: bool = False) -> None:
     if host or m.room.host is None:
         m.room.host = index
     m._refresh_presence()
-    m._send(who.id, P.Seated(table=m.info(), seat=index, re=getattr(msg, "id", None)))
+    m._send(who.id, P.Seated(table=m.info(), seat=index, re=getattr(msg, "id", None),
+                             round_penalties=m._round_penalties()))
     m._log(logging.INFO, index, "%s (session %s) sits down", who.name, who.id)
     m._updated()
     if m.autostart and m.room.full():
@@ -135,7 +136,8 @@ def _watch(m: MatchState, who: Who, msg: Any) -> None:
     m.room.members[who.id] = Member(who.id, who.name, who.kind, True, None)
     m._out.entered.append((who.id, None))
     m._refresh_presence()
-    m._send(who.id, P.Watching(table=m.info(), re=getattr(msg, "id", None)))
+    m._send(who.id, P.Watching(table=m.info(), re=getattr(msg, "id", None),
+                               round_penalties=m._round_penalties()))
     if m._game is not None and m.status == "playing":
         m._send(who.id, m._snapshot(None))
     m._log(logging.INFO, None, "%s (session %s) watches", who.name, who.id)
@@ -152,6 +154,7 @@ def _leave(m: MatchState, who: Who, msg: Any, reason: str = "left") -> None:
         m._refuse(who, msg, refused.code, refused.text)
         return
     del m.room.members[who.id]
+    m._autoplayed.pop(who.id, None)
     m._out.released.append(who.id)
     index = member.seat
     if index is None:
@@ -215,9 +218,11 @@ def greet(m: MatchState, member_id: int) -> None:
         return
     index = member.seat
     if index is None:
-        m._send(member_id, P.Watching(table=m.info()))
+        m._send(member_id, P.Watching(table=m.info(), round_penalties=m._round_penalties()))
     else:
-        m._send(member_id, P.Seated(table=m.info(), seat=index))
+        m._send(member_id, P.Seated(table=m.info(), seat=index,
+                                    round_penalties=m._round_penalties(),
+                                    autoplayed=tuple(m._autoplayed.pop(member_id, ()))))
         if m.status == "revealing" and m._deal is not None \
                 and index in m._deal.waiting_reveals:
             m._send(member_id, request_for(m))

@@ -114,6 +114,12 @@ class MatchState:
         # (totals, this round's penalties) as the table has been shown them: the lobby
         # hears no more than that (the game is ahead while steps are paced)
         self._scores_shown: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        # each round's penalties as the table has been shown them (round_scored), this
+        # game's (or the last game's): told to whoever sits down, watches or comes back
+        self._rounds_shown: list[tuple[int, ...]] = []
+        # member -> what the autopilot decided for its seat while its connection was
+        # down (told when it is back, in its ``seated``)
+        self._autoplayed: dict[int, list[P.Autoplayed]] = {}
         # seat -> the decision key a strategy was asked to decide for it (a Think not
         # answered yet)
         self._asked: dict[int, tuple[Any, ...]] = {}
@@ -247,6 +253,10 @@ class MatchState:
         if self._wire_at is None:
             self._wire_at = self._wall + remaining
         return self._wire_at, remaining
+
+    def _round_penalties(self) -> tuple[tuple[int, ...], ...]:
+        """Each round's penalties shown so far, as ``seated``/``watching`` carry them."""
+        return tuple(self._rounds_shown[:P.MAX_ROUNDS_SENT])
 
     def _snapshot(self, index: int | None) -> P.Snapshot:
         """Everything ``index`` may know now (None: a spectator), from ``game.view``."""

@@ -282,6 +282,8 @@ def _send_event(m: MatchState, event: Event, game: Game, re: int | None = None) 
     (its deadline goes on the messages); the round's scores and the game's end
     change the table."""
     _show_scores(m, event)
+    if isinstance(event, RoundScored):
+        m._rounds_shown.append(tuple(event.penalties))
     if isinstance(event, RoundStarted):
         m._shown = (event.round, 0)
     elif isinstance(event, TurnStarted):

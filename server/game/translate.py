@@ -22,7 +22,12 @@ from nimmt.engine import (
     AwaitingRowChoice,
     AwaitingTieChoice,
     CardNotInHand,
+    ChooseRow,
+    ChooseTie,
+    Commit,
     Deal,
+    Decision,
+    DraftPick,
     FairDeal,
     IllegalDecision,
     IllegalPlace,
@@ -42,6 +47,7 @@ __all__ = [
     "places",
     "snapshot",
     "requests_for",
+    "autoplayed",
     "error_field",
 ]
 
@@ -130,6 +136,22 @@ def requests_for(view: View, shown: tuple[int, int], deadline: float,
                                    pool=view.draft_pool, deadline=deadline,
                                    remaining=remaining)]
     return []
+
+
+def autoplayed(key: tuple[Any, ...], decision: Decision) -> P.Autoplayed | None:
+    """``decision``, made by the autopilot for the decision ``key`` awaited
+    (``play.decision_key``), as ``seated.autoplayed`` tells it to its seat."""
+    if isinstance(decision, Commit) and key[0] == "commit":
+        return P.Autoplayed(kind="commit", round=key[1], turn=key[2], card=decision.card)
+    if isinstance(decision, DraftPick) and key[0] == "draft":
+        return P.Autoplayed(kind="draft", round=key[1], turn=0, card=decision.card)
+    if isinstance(decision, ChooseRow) and key[0] == "choice":
+        return P.Autoplayed(kind="row", round=key[1], turn=key[2], card=key[4],
+                            row=decision.row)
+    if isinstance(decision, ChooseTie) and key[0] == "choice":
+        return P.Autoplayed(kind="tie", round=key[1], turn=key[2], card=key[4],
+                            row=decision.place.row, end=decision.place.end.value)
+    return None
 
 
 def error_field(e: IllegalDecision, msg: Any) -> str | None:
