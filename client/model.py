@@ -69,7 +69,7 @@ from .cards import row_bullheads
 from .decisions import COMMIT, DRAFT, ROW, TIE, Decision
 from .leaderboard import rating_text
 from .link import LinkLost, LinkRestored
-from .model_game import GameMessages
+from .model_game import GameMessages, autopilot_words
 from .model_state import IN_GAME, PHASES, table_label
 from .records import GameResult, LogLine, Notice, RoundResult, SeatView, Step
 from .words import code_words, error_hint, queue_words
@@ -459,12 +459,17 @@ class TableModel(GameMessages):
             self.phase = "over" if m.table.status == "over" else "waiting"
         self._set_table(m.table)
         self.seat, self.watching = m.seat, False
+        self._scores_from(m.round_penalties)
+        self._autoplayed_back = list(m.autoplayed)
         if m.table.status != "playing":
             self.resyncing = False  # no game: no snapshot follows
         self._bring_back()
         if not self._back_at(f"at table {table_label(m.table)}, seat {m.seat + 1}",
                              m.table.status == "playing"):
             self._say(f"You sit at table {table_label(m.table)}, seat {m.seat + 1}.", "info")
+        if m.table.status != "playing" and self._autoplayed_back:
+            made, self._autoplayed_back = self._autoplayed_back, []
+            self._say(autopilot_words(made) + ".", "warn")
         here = self.name_of(m.seat)
         if self.my_name is not None and here != self.my_name and not was_here:
             text = (f"Someone at this table is already called {self.my_name}: "
@@ -476,6 +481,7 @@ class TableModel(GameMessages):
         self._reset_game()
         self._set_table(m.table)
         self.seat, self.watching = None, True
+        self._scores_from(m.round_penalties)
         if m.table.status != "playing":
             self.resyncing = False
         self.phase = {"playing": "deal", "over": "over"}.get(m.table.status, "waiting")

@@ -14,7 +14,41 @@ from .model_state import TableState, table_label
 from .records import GameResult, Notice, RoundResult, Step
 from .words import cards_text, deadline_warning_text, extra_time_text, place_text, rows_text
 
-__all__ = ["GameMessages"]
+__all__ = ["GameMessages", "autopilot_words"]
+
+
+def _listed(items: list[str]) -> str:
+    """``"46"``, ``"46 and 52"``, ``"46, 52 and 7"``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def autopilot_words(made: list[P.Autoplayed], now: int | None = None) -> str:
+    """What the autopilot did for us while we were away, as ``seated.autoplayed``
+    lists it: ``"While you were away the autopilot played 46 and 52 and took row 2
+    for you"`` (no full stop). Rounds are named unless every decision is of round
+    ``now`` (the round being played)."""
+    rounds: list[tuple[int, list[tuple[str, list[str]]]]] = []
+    for a in made:
+        if a.kind == "commit":
+            verb, what = "played", str(a.card)
+        elif a.kind == "draft":
+            verb, what = "picked", str(a.card)
+        elif a.kind == "row":
+            verb, what = "took", f"row {(a.row or 0) + 1}"
+        else:
+            side = "before" if a.end == "left" else "after"
+            verb, what = "put", f"{a.card} {side} row {(a.row or 0) + 1}"
+        if not rounds or rounds[-1][0] != a.round:
+            rounds.append((a.round, []))
+        acts = rounds[-1][1]
+        if acts and acts[-1][0] == verb:
+            acts[-1][1].append(what)
+        else:
+            acts.append((verb, [what]))
+    named = len(rounds) > 1 or (bool(rounds) and rounds[0][0] != now)
+    parts = [_listed([f"{verb} {_listed(whats)}" for verb, whats in acts])
+             + (f" in round {number}" if named else "") for number, acts in rounds]
+    return f"While you were away the autopilot {_listed(parts)} for you"
 
 
 class GameMessages(TableState):
@@ -353,17 +387,25 @@ class GameMessages(TableState):
 
     def _before_snapshot(self, m: P.Snapshot) -> str | None:
         """What the autopilot did for our seat while we were away, in words (None:
-        nothing, or we cannot know): the server does not replay the events we missed,
-        so it is read from the hand we had and the one the snapshot shows."""
+        nothing, or we cannot know): as the resume's ``seated`` lists it (protocol 3),
+        else read from the hand we had and the one the snapshot shows (the server
+        does not replay the events we missed)."""
+        made, self._autoplayed_back = self._autoplayed_back, []
         if (m.seat is None or m.seat != self.seat or self.watching or self.table is None
-                or self.table.table_id != m.table.table_id or not self.round):
+                or self.table.table_id != m.table.table_id):
             return None
+        if m.phase == "commit":  # the turn's commit is still ours to replace: not told
+            made = [a for a in made if (a.kind, a.round, a.turn) != ("commit", m.round, m.turn)]
+        if not self.round:  # a new run: what the server lists is all we know
+            return autopilot_words(made, m.round) + "." if made else None
         totals, self.totals_at_drop = self.totals_at_drop or self.totals, None
         before = totals[m.seat] if m.seat < len(totals) else 0
         info = m.table.seats[m.seat] if m.seat < len(m.table.seats) else None
         taken = (info.total if info is not None else before) - before
         heads = (f" (you took {taken} bullhead{'s' if taken != 1 else ''})" if taken > 0
                  else "")
+        if made:
+            return f"{autopilot_words(made, m.round)}{heads}."
         if m.round == self.round:
             gone = sorted(set(self.hand) - set(m.hand) - {self.my_commit})
             if not gone:

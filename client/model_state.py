@@ -71,6 +71,9 @@ class TableState:
         # back"), then the line that says where, said once the snapshot says when
         self._back: str | None = None
         self._back_line: str | None = None
+        #: what the autopilot did for our seat while we were away, as a resume's
+        #: ``seated`` says (protocol 3): said once the snapshot says where the game is
+        self._autoplayed_back: list[P.Autoplayed] = []
         self.version = 0
         #: rounds of ours just scored, for the screen to analyse: (round, record)
         self.to_analyse: list[tuple[int, dict[str, Any]]] = []
@@ -130,6 +133,18 @@ class TableState:
         self.table = table
         self.totals = [s.total if s else 0 for s in table.seats]
         self.penalties = [s.penalties if s else 0 for s in table.seats]
+
+    def _scores_from(self, rounds: tuple[tuple[int, ...], ...]) -> None:
+        """The score sheet as the server keeps it (``seated``/``watching``
+        ``round_penalties``, protocol 3): each round's bullheads, the totals summed."""
+        if not rounds:
+            return
+        totals = [0] * len(rounds[0])
+        self.scores = []
+        for number, penalties in enumerate(rounds, 1):
+            totals = [t + p for t, p in zip(totals, penalties, strict=False)]
+            self.scores.append(RoundResult(number, tuple(penalties), tuple(totals)))
+        self.last_round = self.scores[-1]
 
     def recall(self, table_id: str, scores: list[RoundResult],
                result: GameResult | None) -> None:
