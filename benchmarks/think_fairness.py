@@ -21,6 +21,15 @@ connect from 127.0.0.2 and Bob from 127.0.0.3, so that the server sees one clien
 address with many bot-filled tables and another with one (without it, everyone
 connects from 127.0.0.1: one address, as the tables-only fairness was measured).
 
+``--policy turns``: the server keeps no worker free for another address (its
+environment has ``NIMMT_THINK_KEEP_FREE=0``: the turns alone, before issue 42's
+last change); ``keep`` (the default) is the server as shipped.
+``--alternate N``: N rounds of three runs each, the same code, one after another:
+no flood, the flood with ``turns``, the flood with ``keep``; one JSON line a run,
+then the medians of each kind and their ratio to the no-flood median:
+
+    python benchmarks/think_fairness.py --flood-tables 32 --turns 30 --addresses --alternate 3
+
 Needs the test dependencies (``pip install -e '.[test]'``): it uses the tests'
 scripted client.
 """
@@ -29,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -36,6 +46,7 @@ from pathlib import Path
 import trio
 
 from nimmt import protocol as P
+from nimmt.server.thinking.pool import KEEP_FREE_ENV
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -114,6 +125,22 @@ async def run(args: argparse.Namespace, games: list[float]) -> list[float]:
     return waits
 
 
+def one_run(args: argparse.Namespace, flood_tables: int, policy: str) -> dict[str, object]:
+    """One server, one measure; its figures."""
+    os.environ[KEEP_FREE_ENV] = "1" if policy == "keep" else "0"  # the server inherits it
+    args.flood_tables = flood_tables
+    games: list[float] = []
+    waits = trio.run(run, args, games)
+    return {
+        "flood_tables": flood_tables, "policy": policy, "workers": args.workers,
+        "turns": len(waits), "addresses": args.addresses,
+        "game_s": round(games[0], 2) if games else None,
+        "bot_answer_median_s": round(statistics.median(waits), 3),
+        "bot_answer_max_s": round(max(waits), 3),
+        "all_s": [round(w, 3) for w in waits],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flood-tables", type=int, default=8)
@@ -123,17 +150,27 @@ def main() -> int:
                         help="seconds between the flood's start and the measure")
     parser.add_argument("--addresses", action="store_true",
                         help="the flood from 127.0.0.2, Bob from 127.0.0.3 (issue 42)")
+    parser.add_argument("--policy", choices=("keep", "turns"), default="keep",
+                        help="keep: a worker kept free for another address (as shipped); "
+                             "turns: the turns alone (NIMMT_THINK_KEEP_FREE=0)")
+    parser.add_argument("--alternate", type=int, default=0, metavar="N",
+                        help="N rounds of: no flood, flood with turns, flood with keep")
     args = parser.parse_args()
-    games: list[float] = []
-    waits = trio.run(run, args, games)
-    print(json.dumps({
-        "flood_tables": args.flood_tables, "workers": args.workers, "turns": len(waits),
-        "addresses": args.addresses,
-        "game_s": round(games[0], 2) if games else None,
-        "bot_answer_median_s": round(statistics.median(waits), 3),
-        "bot_answer_max_s": round(max(waits), 3),
-        "all_s": [round(w, 3) for w in waits],
-    }))
+    if not args.alternate:
+        print(json.dumps(one_run(args, args.flood_tables, args.policy)))
+        return 0
+    flood = args.flood_tables
+    medians: dict[str, list[float]] = {"no flood": [], "turns": [], "keep": []}
+    for _ in range(args.alternate):
+        for kind, tables, policy in (("no flood", 0, "keep"), ("turns", flood, "turns"),
+                                     ("keep", flood, "keep")):
+            figures = one_run(args, tables, policy)
+            print(json.dumps(figures), flush=True)
+            medians[kind].append(float(figures["bot_answer_median_s"]))  # type: ignore[arg-type]
+    base = statistics.median(medians["no flood"])
+    print(json.dumps({kind: {"medians_s": values, "median_s": statistics.median(values),
+                             "ratio_to_no_flood": round(statistics.median(values) / base, 2)}
+                      for kind, values in medians.items()}))
     return 0
 
 

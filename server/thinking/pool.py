@@ -12,7 +12,9 @@ few worker processes and await the answer without blocking the event loop:
 * the decisions waiting for a worker queue per table, the tables grouped by the
   client address that caused them (``group``), and the addresses take turns, then
   each address's tables (``queue.ThinkQueue``): one table's bots, or one client's
-  many tables, cannot make another client's bot wait behind all of theirs. The
+  many tables, cannot make another client's bot wait behind all of theirs; and
+  while another address is about, one that holds a worker may not take the last
+  free ones, so the other's bot that asks finds a worker free (``queue``). The
   queue is bounded (per table and in all): a decision past the bound fails at
   once (``ThinkRefused``) and its table decides it with the cheap fallback, on time;
 * a job has a deadline; a worker that passes it, or dies, is killed and replaced,
@@ -41,6 +43,7 @@ decision it was thinking about.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import subprocess
@@ -80,6 +83,9 @@ QUEUE_PER_WORKER = 32
 #: the group (the "client") of the tables the server opens itself (``--bots N``): no
 #: address caused them, they share one turn (an address is a string like "10.0.0.1")
 SERVER_GROUP = "(the server)"
+#: set to "0" in the server's environment: no worker is kept free for another
+#: address (issue 42's turns alone; benchmarks/think_fairness.py compares the two)
+KEEP_FREE_ENV = "NIMMT_THINK_KEEP_FREE"
 
 
 class ThinkFailed(Exception):
@@ -143,7 +149,9 @@ class ThinkPool:
     def __init__(self, workers: int = 0, *, per_table: int = QUEUE_PER_TABLE,
                  queue_size: int = 0) -> None:
         self.workers = workers or default_workers()
-        self._queue = ThinkQueue[_Job](per_table, queue_size or QUEUE_PER_WORKER * self.workers)
+        keep = os.environ.get(KEEP_FREE_ENV, "1") != "0"
+        self._queue = ThinkQueue[_Job](per_table, queue_size or QUEUE_PER_WORKER * self.workers,
+                                       self.workers if keep else None)
         self._queued = trio.lowlevel.ParkingLot()  # idle workers wait here for a job
         self._processes: set[subprocess.Popen[bytes]] = set()
         self._thinking: set[int] = set()  # pids of the workers deciding now
@@ -208,7 +216,7 @@ class ThinkPool:
                              f"{MAX_STATE_BYTES} are sent to a worker")
         self._start_workers()
         job = _Job(owner, group, spec, seed, view, state, trio.current_time() + timeout)
-        refused = self._queue.push(owner, job, group)
+        refused = self._queue.push(owner, job, group, trio.current_time())
         if refused is job:
             raise ThinkRefused(self._refusal(owner))
         if refused is not None:  # a longer line's newest made room for this one
@@ -330,20 +338,24 @@ class ThinkPool:
                     self._kill(process, conn)
                     process = conn = None
                     continue
-                if job.abandoned or trio.current_time() >= job.deadline:
-                    if not job.done.is_set():
-                        job.error = "no worker was free in time"
-                        job.done.set()
-                    continue
-                if process.poll() is not None:  # it died while idle: give the job back
-                    self._queue.push_front(job.owner, job, job.group)
-                    self._queued.unpark()
-                    continue
-                self._thinking.add(process.pid)
                 try:
-                    error = await self._run_job(conn, job, process.pid)
-                finally:
-                    self._thinking.discard(process.pid)
+                    if job.abandoned or trio.current_time() >= job.deadline:
+                        if not job.done.is_set():
+                            job.error = "no worker was free in time"
+                            job.done.set()
+                        continue
+                    if process.poll() is not None:  # it died while idle: give the job back
+                        self._queue.finished(job, trio.current_time())
+                        self._queue.push_front(job.owner, job, job.group)
+                        self._queued.unpark()
+                        continue
+                    self._thinking.add(process.pid)
+                    try:
+                        error = await self._run_job(conn, job, process.pid)
+                    finally:
+                        self._thinking.discard(process.pid)
+                finally:  # this worker is free (the queue keeps workers free by it)
+                    self._queue.finished(job, trio.current_time())
                 if error is not None:
                     log.warning("think worker %d (pid %s): %s; replacing it", n, process.pid,
                                 error)
@@ -363,8 +375,11 @@ class ThinkPool:
 
             async def take() -> None:
                 nonlocal job
-                while (job := self._queue.pop()) is None:
-                    await self._queued.park()
+                while (job := self._queue.pop(trio.current_time())) is None:
+                    # a worker kept free for another address is released at wake_at
+                    wake = self._queue.wake_at() if len(self._queue) else None
+                    with trio.move_on_at(math.inf if wake is None else wake):
+                        await self._queued.park()
                 nursery.cancel_scope.cancel()
 
             async def watch() -> None:
