@@ -1,0 +1,353 @@
+"""Hello and resume without sockets (issue 43): the lobby answers ``hello`` messages
+from stand-in connections on a mock clock. The name a player gets, the token, a
+resume (and its grace to the second), the replaced connection, refusals (reserved
+and claimed names, resumes and claims too fast) with what each says. Against a real
+server: tests/test_server_reconnect.py, tests/test_ladder_claims.py,
+tests/test_limits_names.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from nimmt import protocol as P
+from nimmt.server.config import ServerConfig
+from nimmt.server.ladder.claims import new_key
+from nimmt.server.lobby.lobby import Lobby
+from nimmt.server.lobby.welcome import SERVER_SOFTWARE, reserved_name
+
+E = P.ErrorCode
+V = P.PROTOCOL_VERSION
+
+
+class Link:
+    """A connection as the lobby sees it: what it was sent, and whether it was closed."""
+
+    def __init__(self, cid: int, address: str | None = "10.0.0.1") -> None:
+        self.cid = cid
+        self.session: Any = None
+        self.address = address
+        self.sent: list[Any] = []
+        self.closed: tuple[str, str] | None = None
+
+    def send(self, msg: Any) -> bool:
+        self.sent.append(msg)
+        return True
+
+    def close(self, reason: str, text: str = "") -> None:
+        self.closed = (reason, text)
+
+    def charge(self) -> None:
+        pass
+
+    def count(self) -> bool:
+        return True
+
+    def types(self) -> list[str]:
+        return [m.TYPE for m in self.sent]
+
+
+class FakeTable:
+    id = "T1"
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+
+    def resumed(self, session: Any) -> None:
+        self.events.append(("resumed", session.sid))
+
+    def disconnected(self, session: Any) -> None:
+        self.events.append(("disconnected", session.sid))
+
+
+def hello(name: str = "Ann", token: str | None = None, key: str | None = None,
+          kind: str = "human", protocol: int = V, mid: int = 1) -> P.Hello:
+    return P.Hello(protocol=protocol, name=name, kind=kind, token=token, key=key, id=mid)
+
+
+def run(test: Any, **settings: Any) -> None:
+    config = ServerConfig(**settings)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            lobby = Lobby(config, nursery)
+            await test(lobby)
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def welcome_of(link: Link) -> P.Welcome:
+    [welcome] = [m for m in link.sent if isinstance(m, P.Welcome)]
+    return welcome
+
+
+# ------------------------------------------------------------------ a new session
+def test_a_hello_gets_a_new_session_its_token_and_the_servers_limits():
+    async def test(lobby: Lobby) -> None:
+        ann, bob = Link(1), Link(2)
+        session = lobby.hello(ann, hello("Ann", mid=5, protocol=2))
+        lobby.hello(bob, hello("Bob", kind="bot"))
+        welcome = welcome_of(ann)
+        assert (welcome.protocol, welcome.server, welcome.name, welcome.resumed, welcome.claimed,
+                welcome.re) == (2, SERVER_SOFTWARE, "Ann", False, False, 5)
+        assert welcome.limits == lobby.limits and welcome.limits.rate_limit == 7
+        assert session is not None and welcome.token == session.token and len(session.token) == 32
+        assert (session.sid, session.name, session.kind) == (1, "Ann", "human")
+        assert ann.session is session and session.client is ann
+        assert lobby.sessions[session.token] is session
+        assert ann.types() == ["welcome"]
+        other = bob.session
+        assert (other.sid, other.kind) == (2, "bot") and other.token != session.token
+
+    run(test, rate_limit=7)
+
+
+# (a name with control characters, blank or over 32 characters is refused by the
+# protocol before the lobby sees it: tests/test_protocol.py)
+@pytest.mark.parametrize("asked, shown", [("  Ann  ", "Ann"), (" " + "A" * 31, "A" * 31)])
+def test_the_name_is_trimmed(asked, shown):
+    async def test(lobby: Lobby) -> None:
+        link = Link(1)
+        lobby.hello(link, hello(asked))
+        assert welcome_of(link).name == shown == link.session.name
+
+    run(test)
+
+
+def test_a_reserved_name_is_refused_and_the_player_is_welcomed_as_player():
+    assert reserved_name("Server") and reserved_name("ＳＥＲＶＥＲ") and not reserved_name("Servera")
+
+    async def test(lobby: Lobby) -> None:
+        link = Link(1)
+        lobby.hello(link, hello("S e r v e r", key=new_key(), mid=3))
+        error, welcome = link.sent
+        assert (error.code, error.request, error.re, error.field) == (
+            E.OUT_OF_RANGE, "hello", 3, "name")
+        assert error.message.startswith("no player may be called 'S e r v e r': the server's own "
+                                        "notices go by that name. You are called 'player' here")
+        assert (welcome.name, welcome.claimed) == ("player", False)
+        assert link.closed is None and len(lobby.ladder.claims) == 0
+
+    run(test)
+
+
+def test_the_name_of_whoever_has_none_cannot_be_claimed():
+    async def test(lobby: Lobby) -> None:
+        link = Link(1)
+        lobby.hello(link, hello("Player", key=new_key(), mid=4))
+        error, welcome = link.sent
+        assert (error.code, error.field, error.re) == (E.OUT_OF_RANGE, "key", 4)
+        assert error.message.startswith("'Player' is the name of whoever has none: it cannot be "
+                                        "claimed (your key was not used)")
+        assert (welcome.name, welcome.claimed) == ("Player", False)
+        assert len(lobby.ladder.claims) == 0
+        plain = Link(2)
+        lobby.hello(plain, hello("player"))  # without a key: no error
+        assert plain.types() == ["welcome"]
+
+    run(test)
+
+
+# ------------------------------------------------------------------ resuming
+def test_a_hello_with_the_token_resumes_and_replaces_the_connection_still_open():
+    async def test(lobby: Lobby) -> None:
+        first = Link(1)
+        session = lobby.hello(first, hello("Ann"))
+        second = Link(2)
+        assert lobby.hello(second, hello("Someone else", token=session.token, mid=9)) is session
+        assert first.closed == ("replaced", "this session connected again from elsewhere")
+        assert first.session is None and session.client is second
+        welcome = welcome_of(second)
+        assert (welcome.name, welcome.token, welcome.resumed, welcome.re) == (
+            "Ann", session.token, True, 9)
+        assert len(lobby.sessions) == 1
+
+    run(test)
+
+
+def test_a_session_at_no_table_can_be_resumed_until_its_grace_ends_and_not_at_that_second():
+    async def test(lobby: Lobby) -> None:
+        link = Link(1)
+        session = lobby.hello(link, hello("Ann"))
+        await trio.sleep(1.0)
+        lobby.disconnected(link)
+        assert session.client is None and session.lost_at == 1.0 and link.session is None
+        await trio.sleep(59.9)
+        back = Link(2)
+        assert lobby.hello(back, hello("Ann", token=session.token)) is session
+        assert welcome_of(back).resumed and session.lost_at is None
+        await trio.sleep(1.0)
+        lobby.disconnected(back)  # lost at 62.0
+        await trio.sleep(60.0)  # exactly the grace
+        late = Link(3)
+        fresh = lobby.hello(late, hello("Ann", token=session.token, mid=6))
+        error, welcome = late.sent
+        assert (error.code, error.request, error.re, error.field) == (
+            E.BAD_TOKEN, "hello", 6, "token")
+        assert error.message == "unknown or expired session token: here is a new session"
+        assert fresh is not session and not welcome.resumed and welcome.token != session.token
+        assert session.token not in lobby.sessions  # forgotten
+
+    run(test, reconnect_grace=60.0)
+
+
+def test_a_session_at_a_table_waits_for_its_player_however_long():
+    async def test(lobby: Lobby) -> None:
+        link = Link(1)
+        session = lobby.hello(link, hello("Ann"))
+        table = FakeTable()
+        session.table = table
+        lobby.disconnected(link)
+        assert table.events == [("disconnected", session.sid)]
+        await trio.sleep(10_000.0)
+        lobby.hello(Link(9), hello("Bob"))  # (a hello prunes the sessions)
+        back = Link(2)
+        assert lobby.hello(back, hello("Ann", token=session.token)) is session
+        assert table.events[-1] == ("resumed", session.sid)
+        assert session not in lobby._in_lobby
+
+    run(test, reconnect_grace=60.0)
+
+
+def test_an_unknown_token_gets_an_error_and_a_new_session():
+    async def test(lobby: Lobby) -> None:
+        link = Link(1)
+        session = lobby.hello(link, hello("Ann", token="x" * 32))
+        assert link.types() == ["error", "welcome"]
+        assert link.sent[0].code == E.BAD_TOKEN
+        assert session is not None and session.token != "x" * 32 and session.name == "Ann"
+
+    run(test)
+
+
+def test_resumes_beyond_the_burst_are_refused_saying_when_to_try_again():
+    async def test(lobby: Lobby) -> None:
+        session = lobby.hello(Link(1), hello("Ann"))
+        for cid in range(2, 5):  # a burst of 3
+            assert lobby.hello(Link(cid), hello("Ann", token=session.token)) is session
+        refused = Link(5)
+        assert lobby.hello(refused, hello("Ann", token=session.token, mid=8)) is None
+        [error] = refused.sent
+        text = "this session has resumed too often: resume it again in 2 s"
+        assert (error.code, error.field, error.re, error.message) == (
+            E.RATE_LIMITED, "token", 8, text)
+        assert refused.closed == (E.RATE_LIMITED, text)
+        assert session.client is not refused
+        await trio.sleep(2.0)  # one resume more (0.5 a second)
+        assert lobby.hello(Link(6), hello("Ann", token=session.token)) is session
+
+    run(test, resume_burst=3, resume_rate=0.5)
+
+
+def test_a_session_closed_for_flooding_is_told_so_when_it_comes_back_too_soon():
+    async def test(lobby: Lobby) -> None:
+        session = lobby.hello(Link(1), hello("Ann"))
+        meter = session.resumes(lobby.config.resume_rate, lobby.config.resume_burst, 0.0)
+        meter.flooded(0.0, cooldown=10.0, cooldown_max=30.0)
+        await trio.sleep(2.5)
+        refused = Link(2)
+        assert lobby.hello(refused, hello("Ann", token=session.token)) is None
+        assert refused.sent[0].message == ("a connection of this session was closed for "
+                                           "flooding the server: resume it again in 8 s")
+
+    run(test)
+
+
+# ------------------------------------------------------------------ claims
+def test_a_key_claims_the_name_and_the_holder_comes_back_as_claimed_under_its_spelling():
+    async def test(lobby: Lobby) -> None:
+        key = new_key()
+        first = Link(1)
+        session = lobby.hello(first, hello("Ann", key=key))
+        assert welcome_of(first).claimed and session.claimed
+        lobby.disconnected(first)
+        again = Link(2)
+        lobby.hello(again, hello("aNN", key=key))
+        welcome = welcome_of(again)
+        assert (welcome.name, welcome.claimed) == ("Ann", True)
+        assert again.session.name == "Ann" and again.session.claimed
+
+    run(test)
+
+
+def test_a_claimed_name_without_its_key_is_refused_and_closed():
+    async def test(lobby: Lobby) -> None:
+        lobby.hello(Link(1), hello("Ann", key=new_key()))
+        intruder = Link(2)
+        assert lobby.hello(intruder, hello("Ann", mid=4)) is None
+        [error] = intruder.sent
+        assert (error.code, error.request, error.field, error.re) == (
+            E.NAME_CLAIMED, "hello", "name", 4)
+        assert error.message.startswith("the name 'Ann' is claimed and you connected without")
+        assert intruder.closed == (E.NAME_CLAIMED, error.message)
+        assert intruder.session is None and len(lobby.sessions) == 1
+
+    run(test)
+
+
+def test_a_name_an_unclaimed_player_goes_by_cannot_be_claimed_by_another():
+    async def test(lobby: Lobby) -> None:
+        lobby.hello(Link(1), hello("Ann"))
+        other = Link(2)
+        assert lobby.hello(other, hello("\u0410NN", key=new_key())) is None
+        assert other.sent[0].code == E.NAME_CLAIMED and "is in use by a player who has not " \
+            "claimed it" in other.sent[0].message
+        assert len(lobby.ladder.claims) == 0
+
+    run(test)
+
+
+def test_an_address_claims_its_burst_of_names_then_one_a_interval():
+    async def test(lobby: Lobby) -> None:
+        for i in range(3):
+            link = Link(i)
+            lobby.hello(link, hello(f"Name{i}", key=new_key()))
+            assert welcome_of(link).claimed
+        refused = Link(9)
+        assert lobby.hello(refused, hello("Name9", key=new_key(), mid=2)) is None
+        [error] = refused.sent
+        assert (error.code, error.field, error.re) == (E.RATE_LIMITED, "key", 2)
+        assert error.message == (
+            "your address claimed names too fast (3 at once, then one every 10 s): claim this "
+            "one in 10 s, or connect now without a key (unclaimed) or with a name you claimed "
+            "before")
+        assert refused.closed == (E.RATE_LIMITED, error.message)
+        # another address, a connection without one (not a socket), a claimed name: not held
+        for link, name in ((Link(10, "10.0.0.2"), "Other"), (Link(11, None), "Local")):
+            lobby.hello(link, hello(name, key=new_key()))
+            assert welcome_of(link).claimed, name
+        await trio.sleep(10.0)
+        later = Link(12)
+        lobby.hello(later, hello("Name9", key=new_key()))
+        assert welcome_of(later).claimed
+
+    run(test, claim_burst=3, claim_interval=10.0)
+
+
+def test_a_claim_refused_for_the_address_does_not_count_a_hello_that_claims_nothing():
+    async def test(lobby: Lobby) -> None:
+        key = new_key()
+        lobby.hello(Link(1), hello("Ann", key=key))
+        # the address's one claim is spent; its holder still comes back with its key
+        back = Link(2)
+        lobby.hello(back, hello("Ann", key=key))
+        assert welcome_of(back).claimed
+
+    run(test, claim_burst=1, claim_interval=10.0)
+
+
+def test_a_disconnect_of_a_replaced_connection_leaves_the_session_alone():
+    async def test(lobby: Lobby) -> None:
+        first = Link(1)
+        session = lobby.hello(first, hello("Ann"))
+        second = Link(2)
+        lobby.hello(second, hello("Ann", token=session.token))
+        lobby.disconnected(first)  # the old connection ends after it was replaced
+        assert session.client is second and session.lost_at is None
+        assert session in lobby._in_lobby
+
+    run(test)
