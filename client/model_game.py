@@ -66,6 +66,7 @@ class GameMessages(TableState):
             self.result = None
             self.last_round = None
             self.scores = []
+            self._forget_analyses()
             self.totals = [0] * len(self.totals)
             self._fill_banks()
         self.phase = "draft" if self.options and self.options.draft else "deal"
@@ -320,6 +321,15 @@ class GameMessages(TableState):
                                                       for s in range(len(m.penalties))])
             if record is not None:
                 self.to_analyse.append((m.round, record))
+            else:
+                self.not_to_analyse.append((m.round, self._why_not_analysed()))
+
+    def _why_not_analysed(self) -> str:
+        if self.options is not None and self.options.draft:
+            return "a Draft round is not (a pick has up to 104 choices)"
+        if not self.trail.whole:
+            return "you came back to it part-way, and the cards taken before are in no snapshot"
+        return "this client did not see the whole of it"
 
     def _on_game_over(self, m: P.GameOver) -> None:
         self.phase = "over"

@@ -19,6 +19,7 @@ from nimmt.protocol import TableInfo, TableOptions
 
 from .decisions import Decision, Pending
 from .leaderboard import Leaderboard
+from .round_analysis import AnalysedRound, turning_point_line
 from .round_record import RoundTrail
 from .records import GameResult, LogLine, Notice, RoundResult, Step
 from .words import Words
@@ -77,6 +78,10 @@ class TableState:
         self.version = 0
         #: rounds of ours just scored, for the screen to analyse: (round, record)
         self.to_analyse: list[tuple[int, dict[str, Any]]] = []
+        #: rounds of ours just scored that cannot be analysed: (round, why)
+        self.not_to_analyse: list[tuple[int, str]] = []
+        #: counts the games (and tables): an analysis of an earlier one is not kept
+        self.game_serial = 0
         self._leave_table()
 
     # ------------------------------------------------------------------ state
@@ -95,7 +100,14 @@ class TableState:
         #: each seat's time bank left, as seen from here (the server tells a seat only
         #: its own, when it draws on it): what it used past its deadlines is taken off
         self.banks: list[float] = []
+        self._forget_analyses()
         self._reset_game()
+
+    def _forget_analyses(self) -> None:
+        """A new game (or table): its rounds are analysed afresh."""
+        #: your rounds of this game and their analysis (issue 45), by round number
+        self.analysed: dict[int, AnalysedRound] = {}
+        self.game_serial += 1
 
     def _reset_game(self) -> None:
         self.round = 0
@@ -192,6 +204,34 @@ class TableState:
             self.banks[seat] = max(0.0, deadline - now)
         elif now > deadline:
             self.banks[seat] = max(0.0, self.banks[seat] - (now - deadline))
+
+    def analysis_started(self, round_number: int) -> int:
+        """The screen analyses round ``round_number`` of yours: the game it belongs to,
+        to give back with the answer."""
+        self.analysed[round_number] = AnalysedRound(round_number)
+        self.version += 1
+        return self.game_serial
+
+    def analysis_done(self, game: int, round_number: int, analysis: dict[str, Any]) -> None:
+        """The round's analysis (the command's whole JSON): its turning point in the
+        log, the analysis kept for the score sheet and the analysis screen (unless a
+        new game began meanwhile)."""
+        self._analysed(game, AnalysedRound(round_number, analysis),
+                       turning_point_line(round_number, analysis))
+
+    def analysis_failed(self, game: int, round_number: int, why: str) -> None:
+        line = f"Round {round_number}'s analysis failed: {why}"
+        self._analysed(game, AnalysedRound(round_number, why=line), line)
+
+    def not_analysed(self, game: int, round_number: int, why: str) -> None:
+        """Round ``round_number`` of yours is not analysed: the log says ``why``."""
+        line = f"Round {round_number} is not analysed: {why}."
+        self._analysed(game, AnalysedRound(round_number, why=line), line)
+
+    def _analysed(self, game: int, entry: AnalysedRound, line: str) -> None:
+        if game == self.game_serial:
+            self.analysed[entry.round] = entry
+        self.note(line, "info")
 
     def note(self, text: str, kind: str = "info") -> None:
         """A line for the log from outside the messages (a round's turning point)."""

@@ -14,7 +14,7 @@ from test_client_tui import Harness, ui_test
 
 from nimmt import protocol as P
 from nimmt.client.model import TableModel
-from nimmt.client.round_analysis import analyse_command, round_turning_point, turning_point_line
+from nimmt.client.round_analysis import analyse_command, analyse_round, turning_point_line
 from nimmt.engine import Options, record_from_game
 from nimmt.server.records.replay import spectator_messages
 
@@ -68,7 +68,7 @@ def test_the_record_command_finds_the_same_turning_point_as_on_the_whole_game(tm
     for msg in messages:
         m.apply(msg)
     [(_, rebuilt)] = m.to_analyse
-    line = asyncio.run(round_turning_point(1, rebuilt, 0))
+    line = turning_point_line(1, asyncio.run(analyse_round(rebuilt, 0)))
     path = tmp_path / "game.json"
     path.write_text(json.dumps(played))
     whole = subprocess.run(analyse_command(str(path), 0), capture_output=True, text=True,
@@ -97,10 +97,12 @@ def test_a_slow_analysis_never_holds_up_a_key_and_its_line_comes_when_ready() ->
     release = asyncio.Event()
     asked: list[tuple[int, int]] = []
 
-    async def slow(number: int, record: dict[str, Any], seat: int) -> str:
-        asked.append((number, seat))
+    async def slow(record: dict[str, Any], seat: int) -> dict[str, Any]:
+        asked.append((len(record["rounds"]), seat))
         await release.wait()
-        return "Round 1's turning point: (a slow analysis)"
+        return {"seats": [{"rounds": [{"worst": {"turn": 4, "kind": "card", "chosen": "33",
+                                                 "best": "slow analysis", "loss": 0.61},
+                                       "decisions": []}]}]}
 
     async def script(h: Harness) -> None:
         h.c.round_analyser = slow

@@ -23,8 +23,9 @@ from ..history import HistoryError, load_history, replay_argv
 from ..link import LinkLost, LinkRestored
 from ..model import TableModel
 from ..net import ClientError
-from ..round_analysis import round_turning_point
+from ..round_analysis import analyse_round
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL, LEVEL_WORDS, code_words, error_hint
+from .analysis_keys import AnalysisKeys
 from .history import HistoryView
 from .ladder_keys import LadderKeys
 from .queue_keys import QueueKeys
@@ -61,10 +62,11 @@ class StartPlan:
     history_db: str | None = None  # the history screen's database (None: the default)
 
 
-class Controller(LadderKeys, QueueKeys):
+class Controller(AnalysisKeys, LadderKeys, QueueKeys):
     """Key actions and message handling for the terminal UI (the leaderboard's:
     :class:`~nimmt.client.tui.ladder_keys.LadderKeys`; the queue's,
-    :class:`~nimmt.client.tui.queue_keys.QueueKeys`)."""
+    :class:`~nimmt.client.tui.queue_keys.QueueKeys`; the rounds' analysis,
+    :class:`~nimmt.client.tui.analysis_keys.AnalysisKeys`)."""
 
     def __init__(self, model: TableModel, conn: Sender, *, plan: StartPlan | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -95,9 +97,9 @@ class Controller(LadderKeys, QueueKeys):
         self._pause_sent = False  # we asked the server to stop a solo game's clock
         #: the score sheet is drawn under the table, not over it (the layout says)
         self.sheet_inline: Callable[[], bool] = lambda: False
-        #: a scored round's turning point for a seat (a subprocess, awaited aside)
-        self.round_analyser: Callable[[int, dict[str, Any], int], Awaitable[str]] = \
-            round_turning_point
+        #: a scored round's analysis for a seat (a subprocess, awaited aside)
+        self.round_analyser: Callable[[dict[str, Any], int], Awaitable[dict[str, Any]]] = \
+            analyse_round
 
     # ------------------------------------------------------------------ sending
     def send(self, msg: Message) -> None:
@@ -161,9 +163,7 @@ class Controller(LadderKeys, QueueKeys):
                    and m.watching and m.table is not None else None)
         was_queued = isinstance(msg, LinkRestored) and m.queued is not None
         m.apply(msg)
-        for number, record in m.to_analyse:
-            self._analyse_round(number, record)
-        m.to_analyse.clear()
+        self._analyse_rounds()
         if isinstance(msg, LinkLost | P.Snapshot | P.GameOver | P.Left):
             # the server runs a clock again when its player drops, and a game's end or
             # leaving ends the pause (a resume would not even be a valid message then)
@@ -218,6 +218,7 @@ class Controller(LadderKeys, QueueKeys):
         elif isinstance(msg, P.Left):
             self._fill_level = None
             self.ui.sheet_open = False
+            self.ui.analysis = None
             self.ui.armed = None
             self.ui.status = None  # "Leave the game? … Press L again." is over
             self.send(P.ListTables())
@@ -229,7 +230,7 @@ class Controller(LadderKeys, QueueKeys):
                 self.ui.status = None
             self._clamp_hand()
         elif isinstance(msg, P.RoundScored | P.GameOver):
-            if not self.ui.help_open and not self.ui.chat_open:
+            if not self.ui.help_open and not self.ui.chat_open and self.ui.analysis is None:
                 self.ui.sheet_open = True
                 self.ui.sheet_auto = isinstance(msg, P.RoundScored)
             if isinstance(msg, P.GameOver):
@@ -295,7 +296,9 @@ class Controller(LadderKeys, QueueKeys):
             self._replayed()
             return
         ui, d = self.ui, self.model.decision
-        if ui.form is not None:
+        if ui.analysis is not None and not ui.help_open:
+            self.analysis_round(delta)
+        elif ui.form is not None:
             ui.form.change(delta)
         elif d is not None and d.kind == TIE:
             ui.tie_cursor = (ui.tie_cursor + delta) % len(d.places)
@@ -315,6 +318,8 @@ class Controller(LadderKeys, QueueKeys):
         ui, d = self.ui, self.model.decision
         if ui.help_open:
             ui.help_scroll = max(0, ui.help_scroll + delta)  # the screen clamps it
+        elif ui.analysis is not None:
+            self.analysis_scroll(delta)
         elif ui.history is not None:
             ui.history.move(delta)
         elif ui.ladder is not None:
@@ -644,7 +649,8 @@ class Controller(LadderKeys, QueueKeys):
         seats = m.table.seats if m.table is not None else ()
         solo = m.seat is not None and all(
             s is None or s.kind == "bot" for i, s in enumerate(seats) if i != m.seat)
-        covered = self.ui.help_open or (self.ui.sheet_open and not self.sheet_inline())
+        covered = self.ui.help_open or self.ui.analysis is not None or (
+            self.ui.sheet_open and not self.sheet_inline())
         want = covered and solo and m.online \
             and m.in_game and not m.untimed and self.replay is None
         if want != self._pause_sent:
@@ -662,20 +668,8 @@ class Controller(LadderKeys, QueueKeys):
             return
         self.ui.sheet_open = not self.ui.sheet_open
         self.ui.sheet_auto = False
-
-    def _analyse_round(self, number: int, record: dict[str, Any]) -> None:
-        """A round of ours was scored: its turning point, in the log when ready."""
-        seat = self.model.seat
-        if seat is None or self.replay is not None:
-            return
-        task = asyncio.get_running_loop().create_task(self._turning_point(number, record, seat))
-        self._analyses.add(task)  # (not in _tasks: drain() waits for sends, not for these)
-        task.add_done_callback(self._analyses.discard)
-
-    async def _turning_point(self, number: int, record: dict[str, Any], seat: int) -> None:
-        line = await self.round_analyser(number, record, seat)
-        self.model.note(line, "info")
-        self.invalidate()
+        if self.ui.sheet_open:
+            self.ui.analysis = None  # (the sheet's A opens it again)
 
     def toggle_preview(self) -> None:
         """p: the line under your hand (where the card would go), on or off for you,
@@ -692,13 +686,16 @@ class Controller(LadderKeys, QueueKeys):
                     "info")
 
     def close_overlay(self) -> bool:
-        """Esc: close the help or the score sheet; False when neither was open."""
+        """Esc: close the help, a lobby screen, the analysis or the score sheet; False
+        when none was open."""
         if self.ui.help_open:
             self.ui.help_open = False
         elif self.ui.history is not None:
             self.ui.history = None
         elif self.ui.ladder is not None:
             self.ui.ladder = None
+        elif self.ui.analysis is not None:
+            self.ui.analysis = None
         elif self.ui.sheet_open:
             self.ui.sheet_open = self.ui.sheet_auto = False
         else:

@@ -4,7 +4,8 @@ Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j
 lists, t the score sheet. Table: a add bot, b bot level, x remove bot, s start, L leave.
 Lobby: Enter join, w watch,
 n new table, r refresh, R the leaderboard (m: your row), F find servers on the LAN. Everywhere: c or / chat,
-? help, PgUp/PgDn log, q or Ctrl-C quit (in a game: press twice).
+? help, PgUp/PgDn log, q or Ctrl-C quit (in a game: press twice). At a table, A: the
+analysis of your rounds (←/→ or a digit: the round, ↑/↓ scroll, A, Esc or q close it).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from .analysis_view import ANALYSIS_KEY
 from .controller import Controller
 from .layout import Screen
 
@@ -31,6 +33,7 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     lobby = Condition(lambda: c.model.table is None)
     at_table = ~lobby
     helping = Condition(lambda: ui.help_open)
+    analysing = Condition(lambda: ui.analysis is not None and not ui.help_open)
     ladder = Condition(lambda: ui.ladder is not None and not ui.help_open)
     replaying = Condition(lambda: c.replay is not None)
 
@@ -66,9 +69,14 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
         c.enter()
 
     for digit in "1234":
-        @act(digit, filter=~form)
+        @act(digit, filter=~form & ~analysing)
         def _(e: KeyPressEvent, n: int = int(digit)) -> None:
             c.choose_row(n)
+
+    for digit in "0123456789":  # the analysis: that round
+        @act(digit, filter=analysing)
+        def _(e: KeyPressEvent, d: str = digit) -> None:
+            c.analysis_digit(d)
 
     # lobby
     @act("w", filter=lobby & ~form & ~ladder)
@@ -107,6 +115,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     @act("t", filter=at_table)
     def _(e: KeyPressEvent) -> None:
         c.toggle_sheet()
+
+    @act(ANALYSIS_KEY, filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        c.toggle_analysis()
 
     at_table = at_table & ~replaying  # a replay is only watched: nothing to add or start
 
@@ -155,6 +167,8 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         if ui.help_open:
             c.vertical(-screen.help_body_height())
+        elif ui.analysis is not None:
+            c.vertical(-screen.analysis_body_height())
         elif ui.ladder is not None:
             c.vertical(-ui.ladder.height)
         else:
@@ -164,6 +178,8 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     def _(e: KeyPressEvent) -> None:
         if ui.help_open:
             c.vertical(+screen.help_body_height())
+        elif ui.analysis is not None:
+            c.vertical(+screen.analysis_body_height())
         elif ui.ladder is not None:
             c.vertical(+ui.ladder.height)
         else:
@@ -186,7 +202,8 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
 
     @act("q", filter=~helping)
     def _(e: KeyPressEvent) -> None:
-        c.quit()
+        if not c.close_analysis():  # (q closes the analysis, as Esc does)
+            c.quit()
 
     @kb.add("c-c")
     @kb.add("c-d", filter=normal)

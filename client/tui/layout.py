@@ -40,6 +40,7 @@ from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame
 
 from . import render, sheets
+from .analysis_view import AnalysisView, analysis_foot, analysis_lines, analysis_title
 from .controller import Controller
 from .history import HistoryView
 from .ladder import LadderView
@@ -181,7 +182,7 @@ class Screen:
             ], width=lambda: Dimension.exact(self.sheet_width())),
                 title=lambda: SHEET_TITLE),
             filter=Condition(lambda: c.ui.sheet_open and not c.ui.help_open
-                             and c.model.table is not None and not self.sheet_below()) & fits),
+                             and c.ui.analysis is None and c.model.table is not None and not self.sheet_below()) & fits),
             bottom=2)  # over the log, above the status and key lines: the rows stay in view
         history_float = Float(ConditionalContainer(
             Frame(HSplit([
@@ -203,8 +204,18 @@ class Screen:
             filter=Condition(lambda: c.ui.ladder is not None and not c.ui.help_open
                              and c.model.table is None) & fits),
             top=1)
+        analysis_float = Float(ConditionalContainer(
+            Frame(HSplit([
+                Window(text(self._analysis_body), wrap_lines=False,
+                       height=lambda: Dimension.exact(self.analysis_body_height())),
+                Window(text(self._analysis_foot), height=1, style="class:dim"),
+            ], width=lambda: Dimension.exact(self.overlay_width() - 2)),
+                title=lambda: analysis_title(c.model.analysed, self._analysis_view())),
+            filter=Condition(lambda: c.ui.analysis is not None and not c.ui.help_open
+                             and c.model.table is not None) & fits),
+            top=1)
         self.root = FloatContainer(root, floats=[sheet_float, history_float, ladder_float,
-                                                 help_float])
+                                                 analysis_float, help_float])
         self.layout = Layout(self.root, focused_element=self.log_window)
 
     # -- overlays -----------------------------------------------------------------
@@ -230,6 +241,26 @@ class Screen:
     def _ladder_lines(self) -> StyleAndTextTuples:
         return list(self._ladder_view().lines(self.c.model.leaderboard, self.c.model.my_name,
                                               self.overlay_width() - 3, self._ladder_height()))
+
+    def _analysis_view(self) -> AnalysisView:
+        return self.c.ui.analysis or AnalysisView()  # (only drawn while open)
+
+    def _analysis_lines(self) -> list[str]:
+        view = self._analysis_view()
+        return analysis_lines(view.shown(self.c.model.analysed), self.overlay_width() - 3)
+
+    def analysis_body_height(self) -> int:
+        return max(1, min(len(self._analysis_lines()), self.overlay_body_limit()))
+
+    def _analysis_body(self) -> StyleAndTextTuples:
+        lines, height = self._analysis_lines(), self.analysis_body_height()
+        view = self._analysis_view()
+        view.scroll = max(0, min(view.scroll, len(lines) - height))
+        return [("class:help", "\n".join(lines[view.scroll:view.scroll + height]))]
+
+    def _analysis_foot(self) -> StyleAndTextTuples:
+        return [("", analysis_foot(self.c.model.analysed, self._analysis_view(),
+                                   len(self._analysis_lines()), self.analysis_body_height()))]
 
     def overlay_width(self) -> int:
         """The help's and the score sheet's width, frame included."""

@@ -21,6 +21,7 @@ from ..decisions import COMMIT, DRAFT, ROW, TIE
 from ..leaderboard import rating_text
 from ..preview import preview_text
 from ..words import place_text, queue_words, rules_words
+from .analysis_view import ANALYSIS_KEY
 from .board import players_panel, pool_columns, rows_panel
 from .controller import Controller
 from .frags import (
@@ -412,7 +413,7 @@ def status_line(c: Controller, width: int = 200) -> Frags:
 
 
 #: Key hints left out first when the line is too narrow ("? help" and "q quit" stay).
-_OPTIONAL_KEYS: Final = ("queue", "refresh", "history", "leave", "bot level", "remove bot",
+_OPTIONAL_KEYS: Final = ("queue", "refresh", "history", "analysis", "leave", "bot level", "remove bot",
                          "watch", "cancel", "round", "start/end", "scores", "chat", "ranks")
 
 
@@ -425,6 +426,8 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
             ("Home/End", "start/end"), ("t", "scores"), ("?", "help"), ("q", "quit"))
     elif ui.chat_open:
         pairs = (("Enter", "send"), ("Esc", "cancel"))
+    elif ui.analysis is not None and m.table is not None and not ui.help_open:
+        pairs = (("←/→", "round"), ("↑/↓", "scroll"), ("Esc", "close"), ("?", "help"))
     elif ui.history is not None:
         pairs = (("↑/↓", "game"), ("Enter", "replay"), ("Esc", "close"), ("q", "quit"))
     elif ui.ladder is not None and m.table is None:
@@ -457,6 +460,8 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
         elif not m.in_game and m.is_host:
             pairs = [("a", f"add {c.bot_level} bot"), ("b", "bot level"), ("x", "remove bot"),
                      ("s", "start")]
+        if m.analysed:
+            pairs.append((ANALYSIS_KEY, "analysis"))
         pairs += [("c", "chat"), ("t", "scores"), ("L", "leave"), ("?", "help"),
                   ("q", "quit")]
     pairs = list(pairs)

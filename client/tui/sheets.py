@@ -11,6 +11,7 @@ from typing import Final
 from nimmt.protocol import TableOptions
 
 from ..model_state import DEFAULT_LIMIT, UNTIMED
+from .analysis_view import sheet_turning_points
 from .controller import Controller
 from .frags import Frags
 
@@ -50,6 +51,9 @@ HELP_KEYS: Final = (
     ("1–4", "take that row (when your card fits none)"),
     ("←/→ Enter", "a tied place, a draft pick (↑/↓: a line)"),
     ("t", "the score sheet (bullheads per round)"),
+    ("A", "the analysis of your rounds, a few seconds after each: every decision, its "
+          "cards' expected bullheads (▶ yours, ✓ the best), your loss and its mark; "
+          "←/→ or its number: another round; Esc closes"),
     ("p", "the line under your hand: where that card goes, what it takes, how many "
           "unseen cards could get there first (where the host turned the coach on; "
           "never at a rated table)"),
@@ -184,4 +188,7 @@ def score_lines(c: Controller, width: int) -> Frags:
     if not rounds:
         note = "Only the totals: the rounds were scored before this client came back."
         out.append(("class:dim", "\n" + "\n".join(wrap(note, width - 1))))
+    points = sheet_turning_points(m.analysed, [r.round for r in shown], width - 1)
+    if points:  # (each round's, once analysed: issue 45)
+        out.append(("", "\n" + "\n".join(points)))
     return out

@@ -10,6 +10,7 @@ from nimmt.protocol import TableOptions
 
 from ..model_state import UNTIMED
 from ..words import BOT_LEVELS, DEFAULT_BOT_LEVEL
+from .analysis_view import AnalysisView
 from .history import HistoryView
 from .ladder import LadderView
 
@@ -171,6 +172,7 @@ class UiState:
     log_back: int = 0  # lines scrolled back from the end of the log
     history: HistoryView | None = None  # the lobby's history screen (H), when open
     ladder: LadderView | None = None  # the lobby's leaderboard screen (R), when open
+    analysis: AnalysisView | None = None  # the analysis of your rounds (A), when open
     pool_columns: int = POOL_COLUMNS  # draft pool cards per line, as last laid out
     #: p: the line under your hand saying where the card under the cursor would go
     #: (where the table's host turned the coach on: options.coached)
