@@ -41,7 +41,7 @@ class AnalysisView:
     typed: str = ""
 
     def shown(self, analysed: Mapping[int, AnalysedRound]) -> AnalysedRound | None:
-        if self.round in analysed:
+        if self.round is not None and self.round in analysed:
             return analysed[self.round]
         return analysed[max(analysed)] if analysed else None
 
