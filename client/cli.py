@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from nimmt.protocol import Welcome
 
@@ -118,6 +120,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, metavar="N", default=None,
                    help="--replay: as the player at seat N saw the game (1 is the first), "
                    "with that player's hand")
+    p.add_argument("--analyse", "--analyze", action="store_true",
+                   help="--replay: the coach's analysis beside the steps (docs/ANALYSIS.md): "
+                   "at each decision of the seat (--seat N, else the first human seat) its "
+                   "choices' expected bullheads to the end of the round (± a 95%% interval), "
+                   "the one played, the best, the loss and its mark; computed in the "
+                   "background by nimmt-replay analyse (a few seconds a round), the replay "
+                   "usable meanwhile; a hides or shows the panel")
     p.add_argument("--db", metavar="PATH",
                    help="the server's database: of --replay GAME_ID, and of the games the "
                    "lobby's history (H) lists (default: the server's default database)")
@@ -158,6 +167,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                 "are set on the new-table form)")
     if args.seat is not None and (args.replay is None or not 1 <= args.seat <= 10):
         p.error("--seat N goes with --replay: the seat (1 to 10) whose hand to show")
+    if args.analyse and args.replay is None:
+        p.error("--analyse goes with --replay: give the game to analyse (a record file or "
+                "a game id)")
     if args.replay is not None and args.replay.isdigit() and args.db is None \
             and not os.path.exists(args.replay):
         args.db = ""  # a game id: of the server's default database, as nimmt-replay reads it
@@ -335,18 +347,90 @@ async def _replay(args: argparse.Namespace, interactive: bool) -> int:
     from .replay import ReplayError, ReplayPlayer, load_replay
     from .tui.app import run_replay
 
+    seat = None if args.seat is None else args.seat - 1
     try:
-        seat = None if args.seat is None else args.seat - 1
         messages = await asyncio.to_thread(lambda: load_replay(args.replay, args.db, seat=seat))
     except ReplayError as exc:
-        print(f"nimmt-client: cannot replay {args.replay}: {exc}", file=sys.stderr)
+        why = await asyncio.to_thread(_seat_out_of_range, args) if seat is not None else None
+        print(f"nimmt-client: cannot replay {args.replay}: {why or exc}", file=sys.stderr)
         return 1
     if not interactive:
         print("nimmt-client: the replay is loaded, but this is a full-screen program: "
               "run it in a terminal", file=sys.stderr)
         return 1
-    await run_replay(ReplayPlayer(messages))
+    player = ReplayPlayer(messages)
+    if not args.analyse:
+        await run_replay(player)
+        return 0
+    from .replay_analyser import run_analysis
+
+    analysis = _replay_analysis(args, player)
+    shown: list[Callable[[], None]] = [lambda: None]
+    task = asyncio.ensure_future(run_analysis(analysis, _analyse_argv(args, analysis.seat),
+                                              lambda: shown[0]()))
+
+    def ready(c: Any, app: Any) -> None:
+        who = f"{analysis.name} (seat {analysis.seat + 1})"
+        c.status(f"Analysing {who}" + (", the first human seat: --seat N analyses another"
+                                       if analysis.default else "") + "; a hides the panel.")
+        told = ["running"]
+
+        def changed() -> None:
+            if analysis.state != told[0]:
+                told[0] = analysis.state
+                if analysis.state == "done":
+                    c.status(f"The analysis of {who} is ready.", "ok")
+                elif analysis.state == "failed":
+                    c.status(f"The analysis of {who} failed: {analysis.error}", "error")
+            app.invalidate()
+        shown[0] = changed
+        changed()
+
+    try:
+        await run_replay(player, ready=ready)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
     return 0
+
+
+def _replay_analysis(args: argparse.Namespace, player: Any) -> Any:
+    """``--analyse``: the analysis of ``--seat`` (else the first human seat) beside
+    ``player``'s steps, not yet run."""
+    from .replay_analysis import ReplayAnalysis, first_human_seat
+
+    default = args.seat is None
+    seat = first_human_seat(player.messages) if default else args.seat - 1
+    analysis = ReplayAnalysis(player.messages, player.steps, seat, default=default)
+    argv = ["nimmt-replay", "analyse", args.replay,
+            *(("--db", args.db) if args.db else ("--db",) if args.db == "" else ()),
+            "--seat", str(seat)]
+    analysis.advice = "To see the whole error, run: " + shlex.join(argv)
+    player.analysis = analysis
+    return analysis
+
+
+def _analyse_argv(args: argparse.Namespace, seat: int) -> list[str]:
+    from .replay_analyser import analyse_argv
+
+    return analyse_argv(args.replay, args.db, seat)
+
+
+def _seat_out_of_range(args: argparse.Namespace) -> str | None:
+    """Why ``--seat`` cannot be replayed, in the client's numbers (1 the first), when
+    the game has fewer seats; None if that is not why."""
+    from .replay import ReplayError, load_replay
+    from .replay_analysis import seat_count
+
+    try:
+        seats = seat_count(load_replay(args.replay, args.db))
+    except ReplayError:
+        return None
+    if seats and args.seat > seats:
+        return (f"--seat {args.seat}: the game has seats 1 to {seats}; give one of them "
+                "(or no --seat: the replay as a spectator saw it)")
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

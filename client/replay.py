@@ -28,6 +28,7 @@ from nimmt import protocol as P
 from nimmt.protocol import Message
 
 from .model import TableModel
+from .replay_analysis import ReplayAnalysis
 
 __all__ = ["ReplayError", "ReplayPlayer", "load_replay", "replay_command", "command_lines",
            "SPEEDS", "STEP_ENDS"]
@@ -104,6 +105,8 @@ class ReplayPlayer:
         self.playing = False
         self.speed = 1.0
         self.model = self._model_at(0)
+        #: the coach's analysis shown beside the steps (``--analyse``), or None
+        self.analysis: ReplayAnalysis | None = None
 
     def _model_at(self, k: int) -> TableModel:
         model = TableModel(self.clock)

@@ -18,6 +18,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from .analysis_view import ANALYSIS_KEY
 from .controller import Controller
 from .layout import Screen
+from .replay_analysis import toggle_panel
 
 __all__ = ["build_key_bindings"]
 
@@ -153,6 +154,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     @act("end", "G", filter=replaying)
     def _(e: KeyPressEvent) -> None:
         c.replay_edge(end=True)
+
+    @act("a", filter=replaying)
+    def _(e: KeyPressEvent) -> None:
+        toggle_panel(c)  # the analysis beside the replay (--analyse)
 
     @act("p", filter=at_table)
     def _(e: KeyPressEvent) -> None:

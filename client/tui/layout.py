@@ -45,6 +45,7 @@ from .controller import Controller
 from .history import HistoryView
 from .ladder import LadderView
 from .render import MIN_COLUMNS, MIN_LINES, frags_height
+from .replay_analysis import analysis_of, panel_lines
 
 __all__ = ["Screen", "build_layout", "WIDE", "LOG_ASIDE"]
 
@@ -112,7 +113,13 @@ class Screen:
                 get_cursor_position=self._log_end),
             wrap_lines=True, height=Dimension(min=1))
         log_title = Window(text(lambda: render.log_title(c, self.log_width())), height=1)
-        self.log = ConditionalContainer(HSplit([log_title, self.log_window]),
+        # a replay's analysis (--analyse) heads the log's place; the log has what it leaves
+        analysis = ConditionalContainer(
+            Window(text(self._analysis_text), wrap_lines=False,
+                   height=lambda: Dimension.exact(self.analysis_height())),
+            filter=Condition(lambda: self.analysis_height() > 0))
+        self.log = ConditionalContainer(HSplit([analysis, ConditionalContainer(
+            HSplit([log_title, self.log_window]), filter=Condition(self._log_after_analysis))]),
                                         filter=Condition(self._log_shown))
         main = HSplit([self.top, self.prompt, self.hand])
         self.table_narrow = HSplit([main, self.log])
@@ -342,6 +349,34 @@ class Screen:
     def _log_shown(self) -> bool:
         # beside the table the log has its own column; below it, what the table leaves
         return self.size().columns >= LOG_ASIDE or self.spare_lines() >= 2
+
+    def _log_room(self) -> int:
+        """Lines of the log's place: what the table leaves under it, or its column."""
+        size, cols = self.size(), self.size().columns
+        if cols < LOG_ASIDE:
+            return self.spare_lines()
+        status = self._status_text()
+        return size.rows - 1 - (frags_height(status, cols) if status else 0) \
+            - frags_height(self._keys_text(), cols) - (1 if self.c.ui.chat_open else 0)
+
+    def _analysis_text(self) -> StyleAndTextTuples:
+        a = analysis_of(self.c)
+        if a is None:
+            return []
+        return panel_lines(a, self.c.replay.position, self.log_width(), self._log_room())
+
+    def analysis_height(self) -> int:
+        """Lines of a replay's analysis panel: all it needs, within the log's place."""
+        a = analysis_of(self.c)
+        if a is None or not a.shown or self.c.model.table is None:
+            return 0
+        return max(0, min(frags_height(self._analysis_text(), self.log_width()),
+                          self._log_room()))
+
+    def _log_after_analysis(self) -> bool:
+        """The log under the analysis panel: its rule and a line at least."""
+        used = self.analysis_height()
+        return used == 0 or self._log_room() - used >= 2
 
     def _preview_room(self) -> bool:
         """Whether the preview under the hand fits: beside the log, in the lines left;

@@ -423,7 +423,10 @@ def keys_line(c: Controller, width: int = 200) -> Frags:
     if c.replay is not None:
         pairs: Sequence[tuple[str, str]] = (
             ("←/→", "step"), ("↑/↓", "round"), ("Space", "play/pause"), ("+/-", "speed"),
-            ("Home/End", "start/end"), ("t", "scores"), ("?", "help"), ("q", "quit"))
+            ("Home/End", "start/end"), ("t", "scores"),
+            *((("a", "hide analysis" if c.replay.analysis.shown else "show analysis"),)
+              if getattr(c.replay, "analysis", None) is not None else ()),
+            ("?", "help"), ("q", "quit"))
     elif ui.chat_open:
         pairs = (("Enter", "send"), ("Esc", "cancel"))
     elif ui.analysis is not None and m.table is not None and not ui.help_open:

@@ -71,7 +71,7 @@ HELP_KEYS: Final = (
     ("Table", "a add bot · b bot level · x remove bot · s start (host; empty seats "
      "are filled with bots)"),
     ("Replay", "←/→ step · ↑/↓ round · Space play/pause · +/- speed · Home/End "
-     "first/last step"),
+     "first/last step · a the analysis panel (--analyse) hidden or shown"),
 )
 
 
