@@ -4,6 +4,8 @@ the players with their scores, commits and plays."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from prompt_toolkit.utils import get_cwidth
 
 from ..cards import MAX_ROW, row_bullheads
@@ -288,16 +290,23 @@ def players_panel(c: Controller, width: int = 40) -> Frags:
             f"{head:<{PLAYER_WIDTH}}" if k < shown - 1 else head for k in range(shown))
             + "\n"))
     cards = {seat: (card, state) for seat, card, state in m.plays}
-    entries = [_player_entry(c, s, cards, 6 if cols == 1 else 4) for s in seats]
+    numbers = 6 if cols == 1 else 4
+    entries = [_player_entry(c, s, cards, numbers) for s in seats]
     for line in range(per_col):
+        x = 0
         for col in range(cols):
             k = col * per_col + line
             if k >= len(entries):
                 continue
             entry = entries[k]
+            if drawn_width(entry) > width - x:  # the line's end: its name gives way
+                entry = _player_entry(c, seats[k], cards, numbers, room=width - x)
             out.extend(entry)
+            x += drawn_width(entry)
             if col < cols - 1 and k + per_col < len(entries):
-                out.append(("", " " * max(0, PLAYER_WIDTH - frags_width(entry))))
+                pad = max(0, PLAYER_WIDTH - frags_width(entry))
+                out.append(("", " " * pad))
+                x += pad
         out.append(("", "\n"))
     banks = _banks_line(c, width)
     if banks:
@@ -330,17 +339,30 @@ def _banks_line(c: Controller, width: int) -> str:
     return "" if text == "  bank" else text
 
 
+#: Symbols that get_cwidth counts one cell wide and some terminals draw two cells wide
+#: (an emoji font): a player's line that holds one leaves room for the second cell.
+MAYBE_WIDE: Final = "⚙★"
+
+
+def drawn_width(frags: Frags) -> int:
+    """The cells ``frags`` may take on a terminal: wide characters count two
+    (``get_cwidth``), and so do the symbols some terminals draw wide (``MAYBE_WIDE``)."""
+    return frags_width(frags) + sum(t.count(ch) for _, t, *_ in frags for ch in MAYBE_WIDE)
+
+
 def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
-                  number_width: int = 4) -> Frags:
+                  number_width: int = 4, room: int | None = None) -> Frags:
+    """A player's line; ``room``: the cells it may take at most (its name is cut to
+    fit them, never the mark at its end such as " away")."""
     from ..model import SeatView  # local: only for the type
     assert isinstance(s, SeatView)
     m = c.model
     if s.empty:
         return [("class:dim", f"  {s.index + 1:>2} (empty seat)")]
     style = "class:seat.me" if s.me else ("class:seat.away" if not s.connected else "")
-    out: Frags = [("class:seat.me", "▶ " if s.me else "  ")]
+    lead: Frags = [("class:seat.me", "▶ " if s.me else "  ")]
+    out: Frags = []
     rated = m.options is not None and m.options.rated  # (a casual game changes none)
-    out.extend(_name_cell(s.name or "", s.rating if rated else None, style))
     tag = ("★" if s.host else " ") + ("⚙" if s.kind == "bot" else " ")
     out.append(("class:seat.tag", tag))
     played = cards.get(s.index)
@@ -367,16 +389,38 @@ def _player_entry(c: Controller, s: object, cards: dict[int, tuple[int, str]],
         out.append(("class:mark.ok", " ✓"))
     elif m.phase == "commit":
         out.append(("class:dim", " …"))
+    name_width = NAME_WIDTH
+    if room is not None:
+        name_width = max(1, min(NAME_WIDTH, room - drawn_width(lead) - drawn_width(out)))
+    return lead + _name_cell(s.name or "", s.rating if rated else None, style,
+                             name_width) + out
+
+
+#: the cells of a player's name in its line (a longer name is cut)
+NAME_WIDTH: Final = 10
+
+
+def _cut(text: str, width: int) -> str:
+    """``text``'s beginning that takes at most ``width`` cells (wide characters: two)."""
+    out, used = "", 0
+    for ch in text:
+        used += get_cwidth(ch)
+        if used > width:
+            break
+        out += ch
     return out
 
 
-def _name_cell(name: str, rating: float | None, style: str, width: int = 10) -> Frags:
-    """The name in ``width`` columns; a rated player's rating beside it (the name is
-    cut to make room: "Barth… 14.3 "), a space before the host's star."""
+def _name_cell(name: str, rating: float | None, style: str, width: int = NAME_WIDTH) -> Frags:
+    """The name in ``width`` cells (a wide character takes two); a rated player's
+    rating beside it (the name is cut to make room: "Barth… 14.3 "), a space before
+    the host's star."""
     if rating is None:
-        return [(style, f"{name[:width]:<{width}}")]
+        name = _cut(name, width)
+        return [(style, name + " " * (width - get_cwidth(name)))]
     shown = rating_text(rating) + " "  # (apart from the host's ★ that follows)
     room = max(1, width - len(shown) - 1)
-    if len(name) > room:
-        name = name[:room - 1] + "…"
-    return [(style, name), ("class:dim", f"{' ' * (width - len(name) - len(shown))}{shown}")]
+    if get_cwidth(name) > room:
+        name = _cut(name, room - 1) + "…"
+    pad = max(0, width - get_cwidth(name) - len(shown))
+    return [(style, name), ("class:dim", f"{' ' * pad}{shown}")]
