@@ -6,6 +6,7 @@
     nimmt-client 192.168.1.20:7000 --name Ann --join t3
     nimmt-client --solo 3              # a private server with 3 bots, for you alone
     nimmt-client --solo 3 --level easy # ... with bots that are easy to beat
+    nimmt-client --replay game.json --analyse --seat 2   # a game again, seat 2's play judged
 
 Problems (no server, wrong version, ...) print one line and exit with code 1.
 """
