@@ -68,6 +68,11 @@ def test_a_refused_lookalike_is_told_which_claimed_name_it_reads_as_but_not_a_ca
     book.check("Ann", new_key(), 1.0)
     lookalike = book.check("\u0410nn", None, 2.0).refused
     assert "is claimed (it reads as 'Ann', which is claimed) and you connected" in lookalike
+    # and the other way round: the name claimed with a Cyrillic A, asked in Latin letters
+    other = ClaimBook()
+    other.check("\u0410nn", new_key(), 1.0)
+    latin = other.check("Ann", None, 2.0).refused
+    assert "is claimed (it reads as '\u0410nn', which is claimed) and you connected" in latin
     case = book.check("ANN", None, 2.0).refused
     assert case.startswith("the name 'ANN' is claimed and you connected without its key")
     assert "reads as" not in case
@@ -115,7 +120,8 @@ def test_of_two_claims_that_read_alike_made_at_the_same_time_the_first_counted_h
 
 def test_a_claim_of_the_same_name_again_replaces_its_key():
     old = _claim("Ann", 10.0, b"a" * 16)
-    new = Claim("Ann", b"b" * 16, claim_hash(b"b" * 16, "new key"), 20.0)
+    # (the same name read back from the database: an equal string, not the same object)
+    new = Claim("".join(["A", "nn"]), b"b" * 16, claim_hash(b"b" * 16, "new key"), 20.0)
     book = ClaimBook([old, new])
     assert len(book) == 1 and book.names == {"ann"}
     assert book.check("Ann", "new key", 30.0).claimed
