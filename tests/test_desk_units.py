@@ -7,11 +7,15 @@ tests/test_ladder_board.py."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 
 from nimmt import protocol as P
-from nimmt.server.ladder.claims import ClaimBook, new_key
+from nimmt.server.ladder.claims import ClaimBook, Verdict, new_key
 from nimmt.server.ladder.desk import (
     TREND_GAMES,
     BoardRow,
@@ -22,6 +26,7 @@ from nimmt.server.ladder.desk import (
     rated_names,
     trend_of,
 )
+from nimmt.server.storage import AsyncStore, Store
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"]
 
@@ -163,3 +168,113 @@ def test_a_desk_without_a_database_keeps_claims_at_once_and_has_none_unsaved(
     assert "ladder: the name 'Ann' is claimed" in caplog.text
     assert desk.unsaved("Ann") is None
     assert not desk.hello("Ann", None, False).claimed
+
+
+# ------------------------------------------------------------------ with a database
+def _with_store(path: Path, work: Any) -> Any:
+    async def main() -> Any:
+        astore = AsyncStore(Store.open(path))
+        try:
+            return await work(astore)
+        finally:
+            await astore.aclose()
+
+    return trio.run(main)
+
+
+def test_a_claim_kept_on_disk_holds_after_a_restart(tmp_path: Path):
+    path = tmp_path / "nimmt.db"
+    key = new_key()
+
+    async def first(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        verdict = desk.hello("Ann", key, False)
+        assert verdict.new is not None
+        assert await desk.keep_claim(verdict.new) is True
+        assert desk.unsaved("Ann") is None
+
+    async def second(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        assert desk.hello("ann", key, False) == Verdict(claimed=True, name="Ann")
+        assert desk.hello("Ann", None, False).refused
+        assert desk.claims.names == {"ann"}
+
+    _with_store(path, first)
+    _with_store(path, second)
+
+
+def test_a_claim_storage_did_not_take_stays_counted_and_is_kept_when_it_works_again(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    key = new_key()
+
+    async def work(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        verdict = desk.hello("Ann", key, False)
+        assert verdict.new is not None
+        astore.store._db.execute("PRAGMA query_only = 1")
+        with caplog.at_level(logging.WARNING, logger="nimmt.server"):
+            assert await desk.keep_claim(verdict.new) is False
+        assert "ladder: the claim of 'Ann' is not on disk (storage fails)" in caplog.text
+        assert desk.unsaved("ANN") == verdict.new  # by the name's skeleton
+        assert desk.unsaved("Bob") is None
+        assert desk.hello("Ann", None, False).refused  # nobody else takes it meanwhile
+        astore.store._db.execute("PRAGMA query_only = 0")
+        await astore.retry()
+        assert await desk.keep_claim(verdict.new) is True
+        assert desk.unsaved("Ann") is None
+
+    _with_store(tmp_path / "nimmt.db", work)
+
+
+def test_a_restart_brings_back_the_board_and_its_trends(tmp_path: Path):
+    path = tmp_path / "nimmt.db"
+    seen: dict[str, Any] = {}
+
+    async def first(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        for name in ("Ann", "Robo"):
+            assert desk.claims.check(name, new_key(), 0.0).claimed
+        for game in range(TREND_GAMES + 2):
+            places = [1, 2, 3] if game % 3 else [3, 1, 2]
+            changes = await desk.game_finished(["Ann", "Robo", "B"], places,
+                                               ["human", "bot", "builtin"], [None, None, "easy"],
+                                               None)
+            assert [c.name for c in changes] == ["Ann", "Robo", "bot:easy"]
+        seen["board"] = desk.board()
+        seen["seats"] = dict(desk.seat_ratings)
+
+    async def second(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        # (who played a name's last game is read from the game's row, which a game rated
+        # without one has not: the bot marks after a restart, tests/test_ladder_board.py)
+        assert [replace(r, bot=r.name.startswith("bot:")) for r in desk.board()] == [
+            replace(r, bot=r.name.startswith("bot:")) for r in seen["board"]]
+        assert desk.seat_ratings == seen["seats"]
+        assert [r.games for r in desk.board()] == [TREND_GAMES + 2] * 3
+
+    _with_store(path, first)
+    _with_store(path, second)
+
+
+def test_a_game_with_an_unclaimed_name_saves_no_rating(tmp_path: Path):
+    path = tmp_path / "nimmt.db"
+
+    async def first(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        desk.claims.check("Ann", new_key(), 0.0)
+        assert await desk.game_finished(["Ann", "Bob"], [1, 2], ["human", "human"],
+                                        [None, None], None) == []
+
+    async def second(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        assert desk.board() == [] and desk.ladder.ratings == {}
+
+    _with_store(path, first)
+    _with_store(path, second)
