@@ -321,3 +321,20 @@ def test_a_table_that_cannot_be_opened_tells_its_players_and_the_queue_goes_on()
         assert [e[0] for e in lobby.entered] == ["Cy", "Dee"]
 
     run(test)
+
+
+def test_the_pace_is_the_players_or_the_servers_least_whichever_is_slower_and_bots_its_level():
+    async def test(desk: QueueDesk, lobby: FakeLobby) -> None:
+        slow, fast = player("Ann", "10.0.0.1"), player("Bob", "10.0.0.2")
+        desk.request(slow, queue(seats=2, fill_after=1.0,
+                                 options=P.TableOptions(step_delay=2.0)))
+        desk.request(fast, queue(seats=2, fill_after=1.0,
+                                 options=P.TableOptions(step_delay=0.0)))
+        await trio.sleep(1.5)
+        paces = {o[2].step_delay: o[3] for o in lobby.opened}
+        assert sorted(paces) == [0.5, 2.0]  # each alone (two kinds), each filled with a bot
+        assert paces[2.0]["bot_level"] == paces[0.5]["bot_level"] == "hard"  # the server's
+        assert paces[0.5]["group"] == "10.0.0.2" and paces[2.0]["group"] == "10.0.0.1"
+        assert {o[2].unwatched_step_delay for o in lobby.opened} == {0.5}
+
+    run(test, ladder_step_delay=0.5, bot_level="hard")
