@@ -317,3 +317,33 @@ def test_an_older_peer_gets_the_same_refusal_for_what_no_nil_explains() -> None:
             [(e.code, e.message, e.field, e.fatal) for e in errors][1]
     e = remote_error(server_at(1), frame([1, 2]))
     assert e.code == "not_a_map"
+
+
+def test_a_big_message_told_to_a_table_is_encoded_once_per_version(monkeypatch) -> None:
+    """The documented saving (a table's state restamped for the next member, not encoded
+    again): one encoding per run of same-version connections, and each one's own seq."""
+    from nimmt.protocol import connection
+
+    encoded: list[int] = []
+    real = connection.encode_body
+
+    def counting(wire: dict[str, Any], max_frame_size: int = P.DEFAULT_MAX_FRAME_SIZE) -> bytes:
+        encoded.append(wire["seq"])
+        return real(wire, max_frame_size)
+
+    members = [server_at(NOW) for _ in range(3)]
+    old = server_at(1)
+    for _ in range(5):
+        members[1].send(P.Ping(nonce=1))
+    monkeypatch.setattr(connection, "encode_body", counting)
+    state = P.TableUpdated(table=TABLE)
+    frames = [m.send(state) for m in members]
+    assert encoded == [2]  # the first member's; the others' restamped
+    assert [body_of(f)["seq"] for f in frames] == [2, 7, 2]
+    assert body_of(frames[1]) == {**body_of(frames[0]), "seq": 7}
+    body_of(old.send(state))
+    assert encoded == [2, 2]  # another version: encoded again
+    short = P.Ping(nonce=3)
+    for m in members:
+        m.send(short)
+    assert encoded == [2, 2, 3, 8, 3]  # a short message is encoded for each
