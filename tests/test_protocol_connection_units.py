@@ -202,8 +202,10 @@ def test_close_by_hand_and_the_end_of_the_stream() -> None:
     assert server.next_message() is NEED_DATA
     assert server.state is ConnState.LOBBY
     server.receive_data(b"")
-    with pytest.raises(RemoteProtocolError):
-        server.next_message()  # the stream ended inside a frame
+    with pytest.raises(RemoteProtocolError) as caught:
+        server.next_message()
+    assert (caught.value.code, caught.value.message, caught.value.fatal) == (
+        "truncated", "stream ended inside a frame (5 bytes left)", True)
 
 
 def test_the_end_of_the_stream_after_whole_frames_closes_it() -> None:
@@ -311,12 +313,15 @@ def test_a_nil_in_a_field_the_older_version_lacks_means_nothing() -> None:
 
 
 def test_an_older_peer_gets_the_same_refusal_for_what_no_nil_explains() -> None:
-    for junk in ([1, 2], {"type": "list_tables", "id": "x"}):
-        errors = [remote_error(server_at(v), frame(junk)) for v in (1, 3)]
-        assert [(e.code, e.message, e.field, e.fatal) for e in errors][0] == \
-            [(e.code, e.message, e.field, e.fatal) for e in errors][1]
+    undecodable = struct.pack(">I", 1) + b"\xc1"
+    for junk in (frame([1, 2]), frame({"type": "list_tables", "id": "x"}), undecodable):
+        old, now = (remote_error(server_at(v), junk) for v in (1, NOW))
+        assert (old.code, old.message, old.field, old.fatal, old.request) == (
+            now.code, now.message, now.field, now.fatal, now.request)
     e = remote_error(server_at(1), frame([1, 2]))
-    assert e.code == "not_a_map"
+    assert (e.code, e.fatal) == ("not_a_map", False)
+    e = remote_error(server_at(1), undecodable)
+    assert (e.code, e.message, e.fatal) == ("bad_msgpack", "undecodable frame: FormatError", False)
 
 
 def test_a_big_message_told_to_a_table_is_encoded_once_per_version(monkeypatch) -> None:
