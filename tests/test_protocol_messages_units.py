@@ -1,0 +1,154 @@
+"""The protocol's messages and structs as a server or bot author meets them
+(docs/PROTOCOL.md): the cross-field checks at their exact boundary (a seat equal to
+the number of seats is no seat), what a table's options mean (``coached``), a field
+of a later protocol version inside a nested map, and the generated sections of the
+document. No trio, no hypothesis (``tools/mutate.py --plain``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from typing import Any
+
+import msgpack
+import pytest
+
+from nimmt import protocol as P
+from nimmt.protocol import LocalProtocolError, RemoteProtocolError
+from nimmt.protocol.catalogue import sections, update_document
+from nimmt.protocol.examples import EXAMPLES, TABLE
+
+
+def refused(build: Any) -> tuple[str, str, str | None]:
+    with pytest.raises(LocalProtocolError) as caught:
+        build()
+    e = caught.value
+    return e.code, e.message, e.field
+
+
+def test_a_game_over_names_only_seats_of_the_game() -> None:
+    ok = P.GameOver(totals=(3, 9), places=(1, 2), winners=(1,))
+    assert ok.winners == (1,)
+    assert refused(lambda: P.GameOver(totals=(3, 9), places=(1, 2), winners=(2,))) == (
+        "out_of_range", "a winner is not a seat of the game", "winners")
+    assert refused(lambda: P.GameOver(totals=(3, 9), places=(1, 2, 3), winners=(0,))) == (
+        "out_of_range", "totals and places must have one entry per seat", "places")
+    assert refused(lambda: P.GameOver(totals=(3, 9), places=(1, 2), winners=(0,),
+                                      seed="ab" * 32, contributions=None)) == (
+        "out_of_range", "seed and contributions come together", "contributions")
+    assert refused(lambda: P.GameOver(totals=(3, 9), places=(1, 2), winners=(0,),
+                                      seed="ab" * 32, contributions=("", "", ""))) == (
+        "out_of_range", "contributions must have one entry per seat", "contributions")
+    assert refused(lambda: P.GameOver(totals=(3, 9), places=(1, 2), winners=(0,),
+                                      withheld=(2,))) == (
+        "out_of_range", "a seat that withheld is not a seat of the game", "withheld")
+    assert P.GameOver(totals=(3, 9), places=(1, 2), winners=(0,), withheld=(1,)).withheld == (1,)
+
+
+def test_revealed_plays_and_scores_per_seat() -> None:
+    assert P.Revealed(plays=((1, 5), (0, 9))).plays == ((1, 5), (0, 9))
+    assert refused(lambda: P.Revealed(plays=((0, 9), (1, 5)))) == (
+        "out_of_range", "plays must be sorted by distinct cards", "plays")
+    assert refused(lambda: P.Revealed(plays=((0, 5), (1, 5)))) == (
+        "out_of_range", "plays must be sorted by distinct cards", "plays")
+    assert refused(lambda: P.RoundScored(round=1, penalties=(1, 2, 0), totals=(1, 2))) == (
+        "out_of_range", "penalties and totals must have one entry per seat", "totals")
+
+
+def test_a_deadline_warning_says_turn_0_only_for_a_draft_pick() -> None:
+    def warn(kind: str, turn: int, pick: int) -> P.DeadlineWarning:
+        return P.DeadlineWarning(kind=kind, round=1, turn=turn, pick=pick, deadline=5.0,
+                                 remaining=2.0)
+
+    assert warn("draft", 0, 1).pick == 1
+    assert warn("commit", 10, 0).turn == 10
+    assert refused(lambda: warn("draft", 1, 1)) == ("out_of_range", "a draft pick has turn 0", "turn")
+    assert refused(lambda: warn("draft", 0, 0)) == (
+        "out_of_range", "a draft pick has a pick number from 1", "pick")
+    assert refused(lambda: warn("row", 0, 0)) == (
+        "out_of_range", "a commit, row or tie choice has a turn from 1", "turn")
+    assert refused(lambda: warn("tie", 3, 2)) == (
+        "out_of_range", "pick is 0 unless kind is draft", "pick")
+
+
+def test_a_snapshot_names_only_seats_of_its_table() -> None:
+    snap = EXAMPLES["snapshot"]
+    n = snap.table.options.seats
+    assert P.Snapshot(**{**_fields(snap), "seat": n - 1}).seat == n - 1
+    assert refused(lambda: P.Snapshot(**{**_fields(snap), "seat": n})) == (
+        "out_of_range", "not a seat of the table", "seat")
+    assert refused(lambda: P.Snapshot(**{**_fields(snap), "committed": (n,)})) == (
+        "out_of_range", "a seat is not a seat of the table", "committed")
+    assert refused(lambda: P.Snapshot(**{**_fields(snap), "revealed": ((n, 7),)})) == (
+        "out_of_range", "a seat is not a seat of the table", "revealed")
+    assert refused(lambda: P.Snapshot(**{**_fields(snap), "rows": ((1,), (2,))})) == (
+        "out_of_range", "rows must hold 0 or 4 rows", "rows")
+    assert P.Snapshot(**{**_fields(snap), "rows": (), "committed": (n - 1,)}).rows == ()
+
+
+def _fields(msg: P.Message) -> dict[str, Any]:
+    return {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)
+            if f.name not in ("seq", "re", "id")}
+
+
+def test_a_table_lists_one_entry_per_seat_and_its_options_need_an_end() -> None:
+    assert refused(lambda: P.TableInfo(**{**_fields_of(TABLE), "seats": TABLE.seats[:-1]})) == (
+        "out_of_range", "there must be one entry per seat", "seats")
+    assert refused(lambda: P.TableOptions(point_limit=None, rounds=None)) == (
+        "out_of_range", "point_limit and rounds cannot both be nil", "point_limit")
+    assert P.TableOptions(point_limit=None, rounds=3).rounds == 3
+
+
+def _fields_of(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
+def test_a_table_has_the_coach_when_the_host_says_so_or_when_casual() -> None:
+    assert P.TableOptions().coached is True  # casual, nothing said: on
+    assert P.TableOptions(rated=True).coached is False
+    assert P.TableOptions(coach=False).coached is False
+    assert P.TableOptions(coach=True).coached is True
+
+
+def test_a_newer_field_inside_a_nested_map_is_refused_from_an_older_peer() -> None:
+    server = P.Connection(P.SERVER)
+    server.receive_data(_frame(P.Hello(protocol=2, name="Ann", kind="bot").to_wire()))
+    server.next_message()
+    server.send(EXAMPLES["welcome"])
+    server.receive_data(_frame({"type": "create_table", "id": 5,
+                                "options": {"seats": 3, "coach": True}}))
+    with pytest.raises(RemoteProtocolError) as caught:
+        server.next_message()
+    e = caught.value
+    assert (e.code, e.message, e.field, e.request, e.re) == (
+        "extra_field", "unknown field 'options.coach' (protocol 2 has no such field)",
+        "options.coach", "create_table", 5)
+    # nil there means nothing, as at the top level
+    server.receive_data(_frame({"type": "create_table", "id": 6,
+                                "options": {"seats": 3, "coach": None}}))
+    got = server.next_message()
+    assert isinstance(got, P.CreateTable) and got.options.seats == 3
+    # and a table told to that peer has no coach in its options
+    sent = server.send(P.TableUpdated(table=TABLE))
+    options = msgpack.unpackb(sent[4:])["table"]["options"]
+    assert "coach" not in options and "rated" in options
+
+
+def _frame(obj: object) -> bytes:
+    body = msgpack.packb(obj, use_bin_type=True)
+    return struct.pack(">I", len(body)) + body
+
+
+def test_the_generated_sections_are_written_between_their_marks_wherever_they_are() -> None:
+    names = list(sections())
+    marks = "".join(f"<!-- BEGIN GENERATED: {n} -->\nstale text\n<!-- END GENERATED: {n} -->\n"
+                    for n in names)
+    text = update_document(marks)
+    assert text.startswith(f"<!-- BEGIN GENERATED: {names[0]} -->\n")
+    for name, body in sections().items():
+        assert (f"<!-- BEGIN GENERATED: {name} -->\n{body}<!-- END GENERATED: {name} -->"
+                in text)
+    assert "stale text" not in text
+    with pytest.raises(ValueError) as caught:
+        update_document(marks.replace(f"<!-- END GENERATED: {names[-1]} -->", ""))
+    assert str(caught.value) == f"section {names[-1]!r} not found"
