@@ -6,9 +6,12 @@ names playing from one account on one server each keep their own), beside the
 session token (in the same directory, mode 0700; the file mode 0600: the chat is
 nobody else's business):
 ``{"version": 1, "name": ..., "table_id": ..., "seat_at": ..., "log": [[text, kind], ...],
-"scores": [[round, penalties, totals], ...], "result": [totals, places, winners]}``
+"scores": [[round, penalties, totals], ...], "result": [totals, places, winners],
+"evening": {...}}``
 (``seat_at``: the table where the name had a seat, as the log names it, or null:
-said if the next run cannot take that seat back).
+said if the next run cannot take that seat back; ``evening``: tonight's standings,
+:meth:`~nimmt.client.evening.Evening.to_json`, going on if the next run comes back
+to that table).
 The log keeps its last :data:`KEEP_LINES` lines. A new ``nimmt-client`` for the
 same server and name shows the old log again (under a line saying so), and the
 score sheet and ranking of its table when it is back at that table. The server
@@ -34,6 +37,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from .evening import Evening
 from .model_state import TableState, table_label
 from .records import GameResult, LogLine, RoundResult
 from .sessions import host_part, name_part, state_dir, write_private
@@ -82,6 +86,7 @@ class TableKeeper:
                     if line.text != RESTART_LINE],
             "scores": [[s.round, list(s.penalties), list(s.totals)] for s in model.scores],
             "result": [list(r.totals), list(r.places), list(r.winners)] if r else None,
+            "evening": model.evening.to_json(),
         }
         try:
             write_private(self.directory, self.path, json.dumps(data))
@@ -104,6 +109,7 @@ class TableKeeper:
             kept_result = GameResult(*(_ints(v) for v in result)) if result else None
             table_id = data["table_id"]
             seat_at = data.get("seat_at")
+            evening = Evening.from_json(data["evening"]) if "evening" in data else None
         except FileNotFoundError:
             return False
         except (OSError, ValueError, TypeError, KeyError) as exc:
@@ -114,4 +120,6 @@ class TableKeeper:
         if isinstance(table_id, str):
             model.recall(table_id, scores, kept_result)
         model.kept_seat_at = seat_at if isinstance(seat_at, str) else None
+        if evening is not None:
+            model.evening = evening
         return True

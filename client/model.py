@@ -238,6 +238,7 @@ class TableModel(GameMessages):
         handler = getattr(self, "_on_" + _tag(msg), None)
         if handler is not None:
             handler(msg)
+        self.evening.see(msg, self.table)
         if not isinstance(msg, _BACK_MESSAGES) or (
                 isinstance(msg, P.TableUpdated) and self.table is None):
             self._back = None  # a resume's seat comes at once, or not at all

@@ -18,6 +18,7 @@ from nimmt import protocol as P
 from nimmt.protocol import TableInfo, TableOptions
 
 from .decisions import Decision, Pending
+from .evening import Evening
 from .leaderboard import Leaderboard
 from .round_analysis import AnalysedRound, turning_point_line
 from .round_record import RoundTrail
@@ -82,6 +83,8 @@ class TableState:
         self.not_to_analyse: list[tuple[int, str]] = []
         #: counts the games (and tables): an analysis of an earlier one is not kept
         self.game_serial = 0
+        #: tonight's standings at this table, game after game (:mod:`.evening`)
+        self.evening = Evening()
         self._leave_table()
 
     # ------------------------------------------------------------------ state
@@ -209,6 +212,7 @@ class TableState:
         """The screen analyses round ``round_number`` of yours: the game it belongs to,
         to give back with the answer."""
         self.analysed[round_number] = AnalysedRound(round_number)
+        self.evening.analysing(self.game_serial, round_number)
         self.version += 1
         return self.game_serial
 
@@ -229,6 +233,7 @@ class TableState:
         self._analysed(game, AnalysedRound(round_number, why=line), line)
 
     def _analysed(self, game: int, entry: AnalysedRound, line: str) -> None:
+        self.evening.analysed(game, entry.round, entry.analysis)  # (tonight's too)
         if game == self.game_serial:
             self.analysed[entry.round] = entry
         self.note(line, "info")

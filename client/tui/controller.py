@@ -233,6 +233,7 @@ class Controller(AnalysisKeys, LadderKeys, QueueKeys):
             if not self.ui.help_open and not self.ui.chat_open and self.ui.analysis is None:
                 self.ui.sheet_open = True
                 self.ui.sheet_auto = isinstance(msg, P.RoundScored)
+                self.ui.sheet_page = 0  # (the rounds' page: tonight's is a Tab away)
             if isinstance(msg, P.GameOver):
                 self.ui.armed = None
                 self.ui.status = None  # "You take row 3." belongs to the game that ended

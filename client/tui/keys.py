@@ -1,7 +1,7 @@
 """Key bindings: every key calls one :class:`~nimmt.client.tui.controller.Controller` action.
 
 Game: ←/→ or h/l move, Enter commits/chooses, 1–4 take a row, ↑/↓ (k/j) move in
-lists, t the score sheet. Table: a add bot, b bot level, x remove bot, s start, L leave.
+lists, t the score sheet (Tab: its tonight page). Table: a add bot, b bot level, x remove bot, s start, L leave.
 Lobby: Enter join, w watch,
 n new table, r refresh, R the leaderboard (m: your row), F find servers on the LAN. Everywhere: c or / chat,
 ? help, PgUp/PgDn log, q or Ctrl-C quit (in a game: press twice). At a table, A: the
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from . import evening_sheet
 from .analysis_view import ANALYSIS_KEY
 from .controller import Controller
 from .layout import Screen
@@ -59,11 +60,13 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
 
     @act("up", "k")
     def _(e: KeyPressEvent) -> None:
-        c.vertical(-1)
+        if not evening_sheet.scroll(c, -1):  # (the sheet's tonight page, when open)
+            c.vertical(-1)
 
     @act("down", "j")
     def _(e: KeyPressEvent) -> None:
-        c.vertical(+1)
+        if not evening_sheet.scroll(c, +1):
+            c.vertical(+1)
 
     @act("enter", " ")
     def _(e: KeyPressEvent) -> None:
@@ -120,6 +123,10 @@ def build_key_bindings(c: Controller, screen: Screen) -> KeyBindings:
     @act(ANALYSIS_KEY, filter=at_table)
     def _(e: KeyPressEvent) -> None:
         c.toggle_analysis()
+
+    @act("tab", filter=at_table)
+    def _(e: KeyPressEvent) -> None:
+        evening_sheet.turn_page(c)
 
     at_table = at_table & ~replaying  # a replay is only watched: nothing to add or start
 

@@ -39,7 +39,7 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame
 
-from . import render, sheets
+from . import evening_sheet, render, sheets
 from .analysis_view import AnalysisView, analysis_foot, analysis_lines, analysis_title
 from .controller import Controller
 from .history import HistoryView
@@ -179,15 +179,16 @@ class Screen:
             filter=Condition(lambda: c.ui.help_open) & fits), top=1)
         sheet_float = Float(ConditionalContainer(
             Frame(HSplit([
-                Window(text(lambda: sheets.score_lines(c, self.overlay_width() - 2)),
+                Window(text(lambda: evening_sheet.sheet_body(
+                    c, self.overlay_width() - 2, self.overlay_body_limit())),
                        wrap_lines=False,
                        height=lambda: Dimension.exact(min(
                            self.overlay_body_limit(),
-                           frags_height(sheets.score_lines(c, self.overlay_width() - 2),
+                           frags_height(evening_sheet.sheet_lines(c, self.overlay_width() - 2),
                                         self.overlay_width())))),
                 Window(text(self._sheet_foot), height=1, style="class:dim"),
             ], width=lambda: Dimension.exact(self.sheet_width())),
-                title=lambda: SHEET_TITLE),
+                title=lambda: evening_sheet.sheet_title(c, SHEET_TITLE)),
             filter=Condition(lambda: c.ui.sheet_open and not c.ui.help_open
                              and c.ui.analysis is None and c.model.table is not None and not self.sheet_below()) & fits),
             bottom=2)  # over the log, above the status and key lines: the rows stay in view
@@ -275,10 +276,12 @@ class Screen:
 
     def sheet_width(self) -> int:
         """The score sheet's inner width: what its lines need, within the overlay's."""
-        lines = "".join(t for _, t, *_ in sheets.score_lines(self.c, self.overlay_width() - 2))
+        lines = "".join(t for _, t, *_ in evening_sheet.sheet_lines(self.c,
+                                                                     self.overlay_width() - 2))
         foot = "".join(t for _, t, *_ in self._sheet_foot())
         need = max(get_cwidth(line) for line in [foot, *lines.split("\n")]) + 2
-        need = max(need, get_cwidth(SHEET_TITLE) + 6)  # the frame's title fits too
+        title = evening_sheet.sheet_title(self.c, SHEET_TITLE)
+        need = max(need, get_cwidth(title) + 6)  # the frame's title fits too
         return min(self.overlay_width() - 2, need)
 
     def overlay_body_limit(self) -> int:
@@ -326,16 +329,16 @@ class Screen:
         if self.size().columns < LOG_ASIDE or (not m.scores and m.result is None):
             return []
         width = self.main_width()
-        lines = sheets.score_lines(self.c, width - 1)
+        lines = evening_sheet.sheet_lines(self.c, width - 1)
         if frags_height(lines, width) + 2 > self.spare_lines():
             return []
-        head = f"─ {SHEET_TITLE} "
+        head = f"─ {evening_sheet.sheet_title(self.c, SHEET_TITLE)} "
         return [("", "\n"), ("class:log.title", head + "─" * max(0, width - get_cwidth(head))),
                 ("", "\n"), *lines]
 
     def _sheet_foot(self) -> StyleAndTextTuples:
-        more = " (so does your next move)" if self.c.ui.sheet_auto else ""
-        return [("", f" t or Esc closes{more}")]
+        return [("", evening_sheet.sheet_foot(self.c, self.overlay_width() - 2,
+                                              self.overlay_body_limit()))]
 
     # -- sizes --------------------------------------------------------------------
     def fits(self) -> bool:

@@ -165,6 +165,8 @@ class UiState:
     help_scroll: int = 0  # first help line shown
     sheet_open: bool = False  # the score sheet
     sheet_auto: bool = False  # opened by the end of a round: closes at the next one
+    sheet_page: int = 0  # the sheet's page: 0 the game's rounds, 1 tonight (Tab)
+    sheet_scroll: int = 0  # first line shown of the tonight page
     form: CreateForm | None = None
     status: Status | None = None
     armed: str | None = None  # "quit" or "leave": pressed once, press again to confirm
