@@ -387,3 +387,22 @@ def test_a_commit_of_a_card_not_held_names_the_hand() -> None:
 
 
 
+
+
+def test_a_third_round_that_stops_at_a_choice_is_judged_by_its_own_claims() -> None:
+    """Round 3 stops waiting for a row choice and claims nothing: the record stops there,
+    whatever the rounds before it claim (their penalties and totals are kept)."""
+    data = _dealt(Options(players=2, rounds=3), 0, 3)
+    third = data["rounds"][2]
+    at = next(i for i, t in enumerate(third["turns"]) if t.get("choices"))
+    assert at == 4
+    del third["turns"][at + 1:], third["penalties"], third["totals"], data["result"]
+    del third["turns"][at]["choices"], third["turns"][at]["rows_after"]
+    assert data["rounds"][1]["penalties"] is not None
+    run = replay(record_from_dict(data)).run()
+    assert run.stopped is not None
+    assert run.stopped.startswith("the record stops at round 3, turn 5: waiting for a choice: ")
+    third["totals"] = data["rounds"][1]["totals"]  # a claim on round 3 needs the choice
+    e = contradiction(data)
+    assert where(e)[:2] == (3, 5)
+    assert e.detail.endswith("but the record gives no choice for it")
