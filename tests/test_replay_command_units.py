@@ -19,7 +19,8 @@ import pytest
 from nimmt import protocol as P
 from nimmt.engine import AwaitingDeal, FairDeal, Game, Options, deal_round, record_from_game
 from nimmt.engine.records import TableFacts, claim_for, record_from_json
-from nimmt.server.records.command import modern_argv
+from nimmt.server.records.analyse import progress_bar
+from nimmt.server.records.command import modern_argv, parser
 from nimmt.server.records.replay import main as replay_main
 from nimmt.server.records.replay import spectator_messages
 from nimmt.server.storage import Store, default_path
@@ -127,19 +128,20 @@ def test_a_verified_deal_whose_record_does_not_replay_is_not_verified(capsys) ->
 
 def test_a_spectator_hears_the_table_as_the_record_keeps_it() -> None:
     table = TableFacts("Friday", True, 0.01, 45.0, None, 99_999.0)
-    record = played(3, names=["A" * 40, "", "Cid"], table=table)
-    watching, *rest = spectator_messages(record, "t9", "N" * 50, kinds=["bot", "builtin"])
+    record = played(4, names=["", "A" * 40, "", "Dee"], table=table)
+    watching, *rest = spectator_messages(record, "t9", "N" * 50,
+                                         kinds=["human", "bot", "builtin"])
     assert isinstance(watching, P.Watching)
     info = watching.table
     assert (info.table_id, info.name, info.status, info.host, info.spectators) == (
         "t9", "N" * 40, "playing", None, 0)
     o = info.options
     assert (o.seats, o.rounds, o.turn_time, o.choice_time, o.draft_time, o.step_delay,
-            o.time_bank, o.rated) == (3, 1, 0.1, 45.0, P.MAX_DECISION_TIME, 0.0,
+            o.time_bank, o.rated) == (4, 1, 0.1, 45.0, P.MAX_DECISION_TIME, 0.0,
                                       P.MAX_DECISION_TIME, True)
     assert [(s.name, s.kind, s.connected, s.total, s.penalties) for s in info.seats] == [
-        ("A" * 32, "bot", True, 0, 0), ("seat 2", "human", True, 0, 0),
-        ("Cid", "human", True, 0, 0)]
+        ("seat 1", "human", True, 0, 0), ("A" * 32, "bot", True, 0, 0),
+        ("seat 3", "human", True, 0, 0), ("Dee", "human", True, 0, 0)]
     assert rest[0].TYPE == "round_started" and rest[-1].TYPE == "game_over"
     assert not any(m.TYPE in ("hand_dealt", "commit_accepted") for m in rest)
 
@@ -154,10 +156,10 @@ def test_a_record_without_a_table_is_untimed_and_not_rated() -> None:
 
 def test_a_seat_hears_its_own_hands_and_no_one_elses() -> None:
     record = played(3, rounds=2)
-    messages = spectator_messages(record, seat=2)
-    assert isinstance(messages[0], P.Seated) and messages[0].seat == 2
+    messages = spectator_messages(record, seat=1)
+    assert isinstance(messages[0], P.Seated) and messages[0].seat == 1
     hands = [m for m in messages if isinstance(m, P.HandDealt)]
-    assert [tuple(m.cards) for m in hands] == [tuple(sorted(r.hands[2])) for r in record.rounds]
+    assert [tuple(m.cards) for m in hands] == [tuple(sorted(r.hands[1])) for r in record.rounds]
     assert [m.TYPE for m in messages[1:4]] == ["round_started", "hand_dealt", "rows_dealt"]
     without = [m for m in messages[1:] if not isinstance(m, P.HandDealt)]
     assert without == spectator_messages(record)[1:]  # the rest is what a spectator hears
@@ -287,6 +289,13 @@ def test_the_older_spellings_become_the_modes() -> None:
         "--players and --list are two modes: give one (nimmt-replay --help lists them)")
     assert modern_argv(["--db", "--ladder", "--verify", "--ladder"]) == (
         "--ladder and --verify are two modes: give one (nimmt-replay --help lists them)")
+
+
+def test_the_parser_is_nimmt_replay_s() -> None:
+    top = parser()
+    assert top.prog == "nimmt-replay"
+    assert vars(top.parse_args(["games", "--db", "x", "7"])) == {
+        "mode": "games", "db": "x", "game": "7", "list": False, "export": None, "json": False}
 
 
 def test_help_is_exit_status_0(capsys) -> None:
@@ -425,3 +434,30 @@ def test_no_rated_games_yet(capsys) -> None:
     assert run(capsys, "ladder", "--db", "kept.db") == (
         0, "no rated games yet (a table created with the rated option rates its games)\n", "")
     assert run(capsys, "ladder", "--db", "kept.db", "--json") == (0, "[]\n", "")
+
+
+# ----------------------------------------------------------------- analyse's progress bar
+
+def test_the_progress_bar_redraws_at_most_every_tenth_of_a_second_and_ends_full(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import nimmt.server.records.analyse as analyse_module
+
+    clock = iter([100.0, 100.05, 100.2, 100.21, 100.22])
+    monkeypatch.setattr(analyse_module.time, "monotonic", lambda: next(clock))
+    err = io.StringIO()
+    show = progress_bar(err, width=10)
+    for done in (0, 1, 2, 3, 4):
+        show(done, 4)
+    assert err.getvalue() == ("\ranalysing [..........] 0/4 decisions"
+                              "\ranalysing [#####.....] 2/4 decisions"
+                              "\ranalysing [##########] 4/4 decisions\n")
+
+
+def test_a_progress_bar_of_nothing_to_do() -> None:
+    import io
+
+    err = io.StringIO()
+    progress_bar(err, width=4)(0, 0)
+    assert err.getvalue() == "\ranalysing [....] 0/0 decisions\n"
