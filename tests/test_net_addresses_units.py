@@ -4,7 +4,9 @@ start that tells players what to type."""
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
 from typing import Any
 
 import pytest
@@ -22,6 +24,18 @@ def test_the_interfaces_are_read_from_the_kernel_with_loopback_among_them():
     found = addresses._interface_addresses()
     assert "127.0.0.1" in found
     assert all(socket.inet_aton(a) for a in found)
+
+
+@pytest.mark.skipif(shutil.which("ip") is None, reason="needs iproute2's ip")
+def test_every_interface_with_an_ipv4_address_is_found_also_after_one_without():
+    # the kernel's own list (iproute2): each interface's first IPv4 address
+    lines = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    expected: dict[str, str] = {}
+    for line in lines:
+        fields = line.split()
+        expected.setdefault(fields[1], fields[3].split("/")[0])
+    assert sorted(addresses._interface_addresses()) == sorted(expected.values())
 
 
 def test_the_lan_addresses_leave_out_loopback_and_the_wildcard_and_keep_the_first_order(
