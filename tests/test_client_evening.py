@@ -29,7 +29,7 @@ from nimmt.client.net import ClientConnection
 from nimmt.client.round_analysis import analyse_command
 from nimmt.client.sessions import STATE_DIR_ENV
 from nimmt.client.keep import TableKeeper
-from nimmt.client.tui import evening_sheet
+from nimmt.client.tui import evening_sheet, sheets
 from nimmt.client.tui.controller import Controller
 from nimmt.client.tui.layout import Screen
 
@@ -377,3 +377,9 @@ def test_two_short_games_at_one_table_of_a_real_server(tmp_path: Path,
     decisions = sum(len(one) for one in losses)
     assert len(losses) == 2 and decisions >= 20  # ten cards a round, and any row taken
     assert loss == [LossSoFar(sum(sum(one) for one in losses) / decisions, decisions, 2, 0, 0)]
+
+
+def test_the_help_lists_tab() -> None:
+    lines = sheets.help_lines(controller(two_games()), 64)
+    assert " ".join(" ".join(line.split()) for line in lines).count(
+        "Tab the score sheet's last page: tonight's standings at this table") == 1

@@ -51,6 +51,8 @@ HELP_KEYS: Final = (
     ("1–4", "take that row (when your card fits none)"),
     ("←/→ Enter", "a tied place, a draft pick (↑/↓: a line)"),
     ("t", "the score sheet (bullheads per round)"),
+    ("Tab", "the score sheet's last page: tonight's standings at this table, once a game "
+            "there is over (↑/↓ scroll it)"),
     ("A", "the analysis of your rounds, a few seconds after each: every decision, its "
           "cards' expected bullheads (▶ yours, ✓ the best), your loss and its mark; "
           "←/→ or its number: another round; Esc closes"),
