@@ -1,0 +1,176 @@
+"""The table actor's refusals and its task, on the real ``Lobby`` and ``Table`` with
+links in memory (issue 43): a closed table's answer, the table-wide cap on waiting
+requests (exactly ``INBOX_SIZE``), a refusal over the per-connection cap dropped once
+the sender's rate is spent, a bug in the match answered and the table closed (the
+others told), requests still waiting when a table closes answered, the autopilot's
+turn taken by the table's own task on the fake clock, and a wasted decision charged to
+the connection that sent it only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+import trio.testing
+
+from nimmt import protocol as P
+from nimmt.server.sessions.session import Session
+from nimmt.server.tables import table as table_module
+from nimmt.server.tables.table import INBOX_SIZE, QUEUE_PER_CONNECTION
+
+from test_table_actor import TWO, Link, catch_up, connect, run_sync, still_lobby
+
+
+def two_seated() -> tuple[Any, Link, Link, Any]:
+    """A still lobby (tables stepped by the test), Ann and Bob seated at one table."""
+    lobby = still_lobby()
+    ann, bob = connect(lobby, 1, "Ann"), connect(lobby, 2, "Bob")
+    lobby.request(ann, P.CreateTable(options=TWO, id=1))  # type: ignore[arg-type]
+    (table,) = lobby.tables.values()
+    run_sync(table.step(None, wake=True))
+    catch_up(table)
+    lobby.request(bob, P.Join(table_id=table.id, id=1))  # type: ignore[arg-type]
+    catch_up(table)
+    return lobby, ann, bob, table
+
+
+async def until(link: Link, ok: Any) -> Any:
+    """The first message to ``link`` for which ``ok`` holds, once it came (no time
+    limit of its own: the fake clock may jump past the turn's deadline meanwhile)."""
+    while True:
+        found = [m for m in link.got if ok(m)]
+        if found:
+            return found[0]
+        link.arrived = trio.Event()
+        await link.arrived.wait()
+
+
+def errors(link: Link) -> list[tuple[str, str, int | None, str]]:
+    return [(e.code, e.request, e.re, e.message) for e in link.of("error")]
+
+
+async def test_a_closed_table_answers_at_once_that_it_is_closed() -> None:
+    lobby, ann, bob, table = two_seated()
+    run_sync(table._carry_out(table.match.close("test", 0.0, 0.0)))
+    assert table.closed and ann.session.table is None and bob.session.table is None
+    assert table.request(ann.session, P.Pause(id=7)) is False
+    assert errors(ann)[-1] == ("no_such_table", "pause", 7, "the table is closed")
+    table.resumed(ann.session)
+    assert not table._inputs  # nothing more goes in
+
+
+async def test_the_table_takes_exactly_inbox_size_requests_waiting_in_all() -> None:
+    lobby, ann, bob, table = two_seated()
+    links = []
+    for n in range(INBOX_SIZE // QUEUE_PER_CONNECTION + 1):
+        s = Session(100 + n, f"tok_{n:020d}", f"P{n}", "human")
+        s.client = Link(1000 + n)  # type: ignore[assignment]
+        links.append(s)
+    taken = [table.request(s, P.Pause(id=i)) for s in links[:-1]
+             for i in range(QUEUE_PER_CONNECTION)]
+    assert taken == [True] * INBOX_SIZE and table._waiting == INBOX_SIZE
+    last = links[-1]
+    assert table.request(last, P.Pause(id=1)) is False
+    assert [(e.code, e.re, e.message) for e in last.client.of("error")] == [
+        ("rate_limited", 1, "the table has too many requests waiting: send fewer")]
+    assert last.client.counted == 0  # not the sender's fault: not counted
+    table.next_input()  # one taken: one more may wait
+    assert table.request(last, P.Pause(id=2)) is True and table._waiting == INBOX_SIZE
+
+
+class Spent(Link):
+    """A connection whose rate is spent: what it sends over the rate is dropped."""
+
+    def count(self) -> bool:
+        self.counted += 1
+        return False
+
+
+async def test_a_refusal_over_the_connection_s_cap_is_dropped_once_its_rate_is_spent() -> None:
+    lobby, ann, bob, table = two_seated()
+    s = Session(50, "tok_" + "5" * 20, "Sue", "human")
+    s.client = Spent(77)  # type: ignore[assignment]
+    for n in range(QUEUE_PER_CONNECTION):
+        assert table.request(s, P.Pause(id=n)) is True
+    assert table.request(s, P.Pause(id=99)) is False
+    assert (s.client.of("error"), s.client.counted) == ([], 1)
+
+
+async def test_requests_of_one_session_over_two_connections_count_per_connection() -> None:
+    lobby, ann, bob, table = two_seated()
+    for n in range(QUEUE_PER_CONNECTION):
+        assert table.request(ann.session, P.Pause(id=n))
+    old = ann.session.client
+    ann.session.client = Link(9)  # type: ignore[assignment]  # a new connection of Ann's
+    assert table.request(ann.session, P.Pause(id=50)) is True
+    ann.session.client = old
+    assert table.request(ann.session, P.Pause(id=51)) is False
+    assert table._queued == {old.cid: QUEUE_PER_CONNECTION, 9: 1}
+    catch_up(table)
+    assert table._queued == {} and table._waiting == 0
+
+
+async def test_a_bug_in_the_match_is_answered_and_closes_only_that_table(
+        autojump_clock: trio.testing.MockClock, caplog) -> None:
+    lobby, ann, bob, table = two_seated()
+    handle = table.match.handle
+
+    def buggy(item: Any, now: float, wall: float) -> Any:
+        if getattr(getattr(item, "msg", None), "TYPE", "") == "pause":
+            raise ZeroDivisionError("a bug")
+        return handle(item, now, wall)
+
+    table.match.handle = buggy  # type: ignore[method-assign]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        assert table.request(ann.session, P.Pause(id=5))
+        assert table.request(bob.session, P.Chat(text="after", id=6))
+        await table.wait_closed()
+    assert errors(ann)[-1] == ("internal_error", "pause", 5,
+                               "a bug in the server: the table is closed")
+    assert [(m.TYPE, getattr(m, "reason", None)) for m in bob.got[-2:]] == [
+        ("left", "table_closed"), ("error", None)]  # told, then his chat answered
+    assert errors(bob)[-1] == ("no_such_table", "chat", 6, "the table is closed")
+    assert bob.session.table is None and ann.session.table is None
+    assert table.id not in lobby.tables
+    assert any("internal error" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_table_stopped_with_its_task_is_closed_without_a_word(
+        autojump_clock: trio.testing.MockClock) -> None:
+    lobby, ann, bob, table = two_seated()
+    before = len(ann.got)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        await trio.sleep(1.0)
+        nursery.cancel_scope.cancel()
+    assert table.closed and ann.got[before:] == []  # the players are not told
+    assert ann.session.table is None
+
+
+async def test_the_autopilot_plays_for_a_player_whose_time_ran_out_in_the_table_s_task(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """The task waits for the match's next wake (the turn's deadline), and the
+    fallback's decision is fed back in order: Ann's card is played for her."""
+    lobby, ann, bob, table = two_seated()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        table.request(ann.session, P.Start(id=2))
+        turn = await until(ann, lambda m: m.TYPE == "turn_started")
+        start = trio.current_time()
+        table.request(bob.session, P.Commit(round=1, turn=1, card=bob.of("hand_dealt")[0].cards[0],
+                                            id=3))
+        revealed = await until(ann, lambda m: m.TYPE == "revealed")
+        assert trio.current_time() - start == turn.remaining  # at the deadline, not before
+        assert sorted(s for s, _ in revealed.plays) == [0, 1]
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_wasted_decision_is_charged_to_the_connection_that_sent_it() -> None:
+    lobby, ann, bob, table = two_seated()
+    charged = []
+    ann.charge = lambda: charged.append("ann")  # type: ignore[method-assign]
+    table._deliver(table_module.Effects(charges=[(ann.session.sid, ann.cid)]))
+    table._deliver(table_module.Effects(charges=[(ann.session.sid, ann.cid + 1)]))  # an old one
+    table._deliver(table_module.Effects(charges=[(999, ann.cid)]))  # no such member
+    assert charged == ["ann"]
