@@ -152,3 +152,61 @@ def test_the_generated_sections_are_written_between_their_marks_wherever_they_ar
     with pytest.raises(ValueError) as caught:
         update_document(marks.replace(f"<!-- END GENERATED: {names[-1]} -->", ""))
     assert str(caught.value) == f"section {names[-1]!r} not found"
+
+
+def test_the_reference_validator_and_encoder_agree_with_the_generated_ones() -> None:
+    """``Struct._validate_slowly`` and ``Struct.to_wire`` are the plain versions the
+    generated code is checked against (tests/test_protocol_hostile.py): they must
+    normalise and encode exactly as the generated code does."""
+    for tag, msg in EXAMPLES.items():
+        fields = [f for f in dataclasses.fields(msg) if f.name not in ("seq", "re", "id")]
+        raw = object.__new__(type(msg))
+        for f in dataclasses.fields(msg):
+            value = getattr(msg, f.name)
+            object.__setattr__(raw, f.name, list(value) if type(value) is tuple else value)
+        raw._validate_slowly()
+        assert raw == msg, tag
+        assert all(type(getattr(raw, f.name)) is type(getattr(msg, f.name)) for f in fields), tag
+        wire = msg.to_wire(1) if P.SERVER in msg.SENDERS else msg.to_wire()
+        assert P.base.Struct.to_wire(msg) == {f.name: wire[f.name] for f in fields
+                                              if f.name in wire}, tag
+
+
+def test_an_error_names_an_unprintable_or_overlong_field_by_its_quoted_start() -> None:
+    long = "k" * 200
+    reply = P.Error.from_exception(RemoteProtocolError("extra_field", "unknown field", long))
+    assert reply.field == repr(long)[:100] and len(reply.field) == 100
+    reply = P.Error.from_exception(RemoteProtocolError("extra_field", "unknown field", "a\tb"))
+    assert reply.field == "'a\\tb'"
+    reply = P.Error.from_exception(RemoteProtocolError("extra_field", "x", "k" * 100))
+    assert reply.field == "k" * 100  # 100 printable characters are a path as they are
+
+
+def test_the_default_frame_limit_is_64_kib_inclusive() -> None:
+    assert P.DEFAULT_MAX_FRAME_SIZE == 65536
+    server = P.Connection(P.SERVER)
+    server.receive_data(struct.pack(">I", 65536))
+    assert server.next_message() is P.NEED_DATA  # a frame of 64 KiB may come
+    server = P.Connection(P.SERVER)
+    server.receive_data(struct.pack(">I", 65537))
+    with pytest.raises(RemoteProtocolError) as caught:
+        server.next_message()
+    assert (caught.value.code, caught.value.message, caught.value.fatal) == (
+        "frame_too_large", "frame length 65537 exceeds the limit 65536", True)
+
+
+def test_the_catalogue_command_prints_the_sections_or_updates_a_document(tmp_path, capsys) -> None:
+    from nimmt.protocol.catalogue import main
+
+    names = list(sections())
+    doc = tmp_path / "PROTOCOL.md"
+    doc.write_text("# Title\n" + "".join(
+        f"<!-- BEGIN GENERATED: {n} -->\nstale\n<!-- END GENERATED: {n} -->\n" for n in names))
+    main(["--update", str(doc)])
+    assert capsys.readouterr().out == ""
+    assert doc.read_text() == update_document(doc.read_text()) and "stale" not in doc.read_text()
+    assert doc.read_text().startswith("# Title\n<!-- BEGIN GENERATED: ")
+    main([])
+    out = capsys.readouterr().out
+    assert out.startswith(f"<!-- BEGIN GENERATED: {names[0]} -->\n")
+    assert out.count("<!-- END GENERATED: ") == len(names)
