@@ -406,3 +406,22 @@ def test_a_third_round_that_stops_at_a_choice_is_judged_by_its_own_claims() -> N
     e = contradiction(data)
     assert where(e)[:2] == (3, 5)
     assert e.detail.endswith("but the record gives no choice for it")
+
+
+def test_the_first_picker_of_each_round_moves_one_seat_on() -> None:
+    game = Game(Options(players=3, draft=True, rounds=3), seed=9)
+    rng = random.Random(9)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_decisions(min(game.pending.seats))))
+    record = json.loads(record_from_game(game, seats=["Ann", "Bob", "Cid"]).to_json())
+    for number, first in ((1, 0), (2, 1), (3, 2)):
+        data = copy.deepcopy(record)
+        picks = data["rounds"][number - 1]["picks"]
+        assert picks[0][0] == first
+        picks[0][0] = (first + 1) % 3
+        e = contradiction(data)
+        assert where(e) == (number, None, (first + 1) % 3)
+        assert e.detail == (
+            f"pick 1 of this round is {['Ann', 'Bob', 'Cid'][first]}'s (seat {first}), not seat "
+            f"{(first + 1) % 3}'s: the seats pick in turn, one card each, from seat {first} "
+            "this round")
