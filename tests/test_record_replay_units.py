@@ -18,6 +18,7 @@ import pytest
 
 from nimmt.engine import Game, Options
 from nimmt.engine.fair_deal import FairDeal, UnfairDeal, commitment_of, deal_round
+from nimmt.engine.moves import DraftPick
 from nimmt.engine.records import (
     RecordContradiction,
     claim_for,
@@ -425,3 +426,45 @@ def test_the_first_picker_of_each_round_moves_one_seat_on() -> None:
             f"pick 1 of this round is {['Ann', 'Bob', 'Cid'][first]}'s (seat {first}), not seat "
             f"{(first + 1) % 3}'s: the seats pick in turn, one card each, from seat {first} "
             "this round")
+
+
+# ----------------------------------------------------------------- building a record
+
+
+def test_a_draft_game_is_recorded_pick_by_pick_then_its_rows() -> None:
+    game = Game(Options(players=2, draft=True, rounds=2), seed=4)
+    rng = random.Random(4)
+    picked: list[list[tuple[int, int]]] = [[], []]
+    while not game.is_over and not (game.round == 2 and len(picked[1]) == 5):
+        decision = rng.choice(game.legal_decisions(min(game.pending.seats)))
+        if isinstance(decision, DraftPick):
+            picked[game.round - 1].append((decision.seat, decision.card))
+        game.apply(decision)
+    record = record_from_game(game, seats=["Ann", "Bob"])
+    one, two = record.rounds
+    assert list(one.picks or ()) == picked[0] and len(picked[0]) == 20
+    assert one.rows is not None and one.hands is None and len(one.turns) == 10
+    assert one.totals is not None and sum(one.totals) == sum(one.penalties or ())
+    assert list(two.picks or ()) == picked[1] and len(picked[1]) == 5
+    assert (two.rows, two.turns, two.penalties, record.result) == (None, (), None, None)
+    run = replay(record).run()
+    assert run.stopped == "the record stops at round 2, during the draft: waiting for pick 6, Ann's"
+
+
+def test_a_record_without_claims_keeps_the_moves_only() -> None:
+    game = Game(Options(players=2, rounds=1), seed=8)
+    while not game.is_over:
+        game.apply(game.legal_decisions(min(game.pending.seats))[0])
+    full = record_from_game(game)
+    bare = record_from_game(game, claims=False)
+    assert full.result is not None and full.rounds[0].totals is not None
+    assert all(t.rows_after is not None for t in full.rounds[0].turns)
+    assert (bare.result, bare.rounds[0].penalties, bare.rounds[0].totals) == (None, None, None)
+    assert [t.rows_after for t in bare.rounds[0].turns] == [None] * 10
+    assert [t.commits for t in bare.rounds[0].turns] == [t.commits for t in full.rounds[0].turns]
+    assert [t.choices for t in bare.rounds[0].turns] == [t.choices for t in full.rounds[0].turns]
+    with pytest.raises(ValueError) as caught:
+        record_from_game(game, seats=["Ann"])
+    assert str(caught.value) == "seats must be 2 names, one per seat"
+    with pytest.raises(ValueError):
+        record_from_game(game, seats=["Ann", 2])  # type: ignore[list-item]
