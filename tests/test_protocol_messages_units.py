@@ -210,3 +210,18 @@ def test_the_catalogue_command_prints_the_sections_or_updates_a_document(tmp_pat
     out = capsys.readouterr().out
     assert out.startswith(f"<!-- BEGIN GENERATED: {names[0]} -->\n")
     assert out.count("<!-- END GENERATED: ") == len(names)
+
+
+def test_a_table_with_an_empty_seat_told_to_a_version_1_client() -> None:
+    seats = (TABLE.seats[0], None, TABLE.seats[2], TABLE.seats[3])
+    table = dataclasses.replace(TABLE, seats=seats)
+    server = P.Connection(P.SERVER)
+    server.receive_data(_frame(P.Hello(protocol=1, name="Ann", kind="bot").to_wire()))
+    server.next_message()
+    server.send(EXAMPLES["welcome"])
+    sent = msgpack.unpackb(server.send(P.TableList(tables=(table,)))[4:])
+    told = sent["tables"][0]["seats"]
+    assert told[1] is None
+    assert [sorted(s) for s in told if s is not None] == [
+        ["connected", "kind", "name", "penalties", "strategy", "total"]] * 3
+    assert "commitment" not in sent["tables"][0]
