@@ -455,9 +455,12 @@ def test_the_progress_bar_redraws_at_most_every_tenth_of_a_second_and_ends_full(
                               "\ranalysing [##########] 4/4 decisions\n")
 
 
-def test_a_progress_bar_of_nothing_to_do() -> None:
+def test_a_progress_bar_of_nothing_to_do_or_of_many_decisions_ends_its_line() -> None:
     import io
 
     err = io.StringIO()
     progress_bar(err, width=4)(0, 0)
     assert err.getvalue() == "\ranalysing [....] 0/0 decisions\n"
+    err = io.StringIO()
+    progress_bar(err, width=4)(int("300"), int("300"))  # (two int objects, as counted)
+    assert err.getvalue() == "\ranalysing [####] 300/300 decisions\n"
