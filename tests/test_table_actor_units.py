@@ -174,3 +174,81 @@ async def test_a_wasted_decision_is_charged_to_the_connection_that_sent_it() -> 
     table._deliver(table_module.Effects(charges=[(ann.session.sid, ann.cid + 1)]))  # an old one
     table._deliver(table_module.Effects(charges=[(999, ann.cid)]))  # no such member
     assert charged == ["ann"]
+
+
+async def test_a_dropped_connection_is_away_from_when_it_was_lost(
+        autojump_clock: trio.testing.MockClock) -> None:
+    lobby, ann, bob, table = two_seated()
+    await trio.sleep(40.0)
+    ann.session.lost_at = 12.5  # the connection's end was noticed then
+    table.disconnected(ann.session)
+    bob.session.lost_at = None
+    table.disconnected(bob.session)  # (not said: now)
+    catch_up(table)
+    assert [s.away_since for s in table.seats] == [12.5, 40.0]
+    table.resumed(ann.session)
+    catch_up(table)
+    assert [s.away_since for s in table.seats] == [None, 40.0]
+
+
+async def test_the_table_s_queries_and_a_notice_to_everyone_at_it() -> None:
+    lobby, ann, bob, table = two_seated()
+    sue = connect(lobby, 3, "Sue", "spectator")
+    lobby.request(sue, P.Watch(table_id=table.id, id=1))  # type: ignore[arg-type]
+    catch_up(table)
+    assert repr(table) == f"<Table {table.id} waiting>"
+    assert (table.status, [s.name for s in table.seats]) == ("waiting", ["Ann", "Bob"])
+    assert table.info() == table.match.info() and table.info().spectators == 1
+    notice = P.ChatMessage(name="server", seat=None, text="server notice: hello")
+    table.notify_all(notice)
+    assert [link.got[-1] for link in (ann, bob, sue)] == [notice] * 3
+
+
+class FailingStore:
+    """A database that takes every write and says it is failing (``failing``)."""
+
+    def __init__(self, failing: Any) -> None:
+        self.failing = failing
+        self.calls: list[str] = []
+
+    def writes(self) -> Any:
+        store = self
+
+        class Writes:
+            def __getattr__(self, name: str) -> Any:
+                return lambda *a, **k: store.calls.append(name)
+
+            async def written(self) -> None:
+                pass
+
+        return Writes()
+
+    async def written(self, write: Any) -> None:
+        pass
+
+
+async def test_who_comes_while_the_database_fails_is_told_so_once_seated() -> None:
+    from nimmt.server.storage import StorageWriteError
+
+    lobby, ann, bob, table = two_seated()
+    error = StorageWriteError(None, "the disk is full", "disk_full")
+    table.store = FailingStore(error)
+    cy = connect(lobby, 3, "Cy")
+    lobby.request(cy, P.Watch(table_id=table.id, id=1))  # type: ignore[arg-type]
+    while table._inputs:
+        await table.step(table.next_input())
+    tags = [m.TYPE for m in cy.got]
+    # the notice after what the call that seated it said
+    assert tags[tags.index("watching"):] == ["watching", "table_updated", "chat_message"]
+    assert cy.got[-1].text == ("server notice: the database cannot be written (disk_full): "
+                               "games continue in memory; a restart now would lose what is "
+                               "not saved")
+    assert "chat_message" not in [m.TYPE for m in ann.got]  # told before, when it began
+    table.store.failing = None
+    dee = connect(lobby, 4, "Dee")
+    lobby.request(dee, P.Watch(table_id=table.id, id=1))  # type: ignore[arg-type]
+    while table._inputs:
+        await table.step(table.next_input())
+    tags = [m.TYPE for m in dee.got]
+    assert tags[tags.index("watching"):] == ["watching", "table_updated"]
+    assert table.store.calls == ["watch", "watch"]  # each spectator kept
