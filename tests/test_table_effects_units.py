@@ -454,3 +454,53 @@ def test_a_worker_s_note_is_logged_with_its_pid(caplog) -> None:
     with caplog.at_level(logging.WARNING, "nimmt.server.table"):
         trio.run(bots.decide_away, pool, think(0, "search", 5), "search", lambda: False)
     assert caplog.messages == ["table=t1 seat=0: search (worker pid 42): state not loaded"]
+
+
+# ----------------------------------------------------------------- restore: a game in progress
+
+def in_progress(players: int = 3) -> list[Fact]:
+    """A game started and dealt, its first commits not made yet."""
+    from nimmt.engine import Options
+
+    from storage_helpers import play_game
+
+    _, facts = play_game(Options(players=players, rounds=2), seed=5)
+    return facts[:2]
+
+
+def test_a_player_who_left_the_game_in_progress_is_played_for_at_once() -> None:
+    facts = in_progress() + [Fact("left", {"seat": 1})]
+    table = stored((player(0, "Ann"), player(1, "Bob"), player(2, "Cy", token=None)),
+                   tuple(facts))
+    match, people = restore_match(table, now=70.0, members=[5, 6, 7])
+    assert [(p.member, p.seat) for p in people] == [(5, 0)]
+    assert match.status == "playing" and match.info().host == 0
+    ann, bob, cy = match.seats
+    assert (ann.member, ann.gone, ann.away_since) == (5, False, 70.0)
+    assert (bob.member, bob.gone, bob.away_since, bob.name) == (None, True, 70.0, "Bob")
+    assert (cy.member, cy.gone, cy.away_since) == (None, True, 70.0)  # no token: gone too
+
+
+def test_a_game_in_progress_needs_every_seat_and_as_many_players_as_seats() -> None:
+    seats = (player(0, "Ann"), player(1, "Bob"))
+    with pytest.raises(RestoreError) as caught:
+        restore_match(stored(seats, tuple(in_progress())), now=0.0, members=[1, 2])
+    assert str(caught.value) == "table t4: a game in progress with a free seat"
+    with pytest.raises(RestoreError) as caught:
+        restore_match(stored(seats, tuple(in_progress(2))), now=0.0, members=[1, 2])
+    assert str(caught.value) == "table t4: its game has 2 players and the table 3 seats"
+
+
+def test_a_seat_left_in_a_game_that_is_over_and_kept_is_free_and_the_others_come_back() -> None:
+    from nimmt.engine import Options
+
+    from storage_helpers import play_game
+
+    _, facts = play_game(Options(players=3, rounds=1), seed=9)
+    facts += [Fact("left", {"seat": 2}), Fact("game_over", {"game": 1, "game_id": 4})]
+    table = stored((player(0, "Ann"), StoredSeat(1, "Bot 1", "builtin", None, "heuristic"),
+                    player(2, "Cy")), tuple(facts))
+    match, people = restore_match(table, now=5.0, members=[3, 4])
+    assert match.status == "over" and match.seats[2] is None
+    assert [(p.member, p.seat) for p in people] == [(3, 0)]
+    assert (match.seats[1].strategy, match.seats[1].name) == ("heuristic", "Bot 1")
