@@ -44,19 +44,23 @@ async def test_a_flood_of_bot_filled_ladder_tables_does_not_hold_the_workers_fro
         queue = server.thinker._queue
         push, pop, finished = queue.push, queue.pop, queue.finished
 
+        def flooded() -> None:
+            flooding = sum((e[0] == "taken") - (e[0] == "done") for e in events if e[1] == FLOOD)
+            if queue.waiting_in(FLOOD) >= 20 and flooding == 2:
+                backlog.set()  # both workers think for the flood, and more waits
+
         def pushing(owner: Any, item: Any, group: Any = None, now: float = 0.0) -> Any:
             refused = push(owner, item, group, now)
             if refused is not item:
                 events.append(("asked", item.group, queue.waiting_in(FLOOD)))
-            flooding = sum((e[0] == "taken") - (e[0] == "done") for e in events if e[1] == FLOOD)
-            if queue.waiting_in(FLOOD) >= 20 and flooding == 2:
-                backlog.set()  # both workers think for the flood, and more waits
+            flooded()
             return refused
 
         def popping(now: float = 0.0) -> Any:
             item = pop(now)
             if item is not None:
                 events.append(("taken", item.group, queue.waiting_in(FLOOD)))
+            flooded()
             return item
 
         def finishing(item: Any, now: float = 0.0) -> None:
