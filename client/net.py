@@ -200,7 +200,9 @@ class ClientConnection:
         #: next game (unless it has its own ``entropy`` or ``entropy_hash``): protocol 3
         #: sends their SHA-256 (``entropy_hash``) and reveals them when the server asks
         #: (``reveal_request``, answered as it is read), protocol 2 sends them in the clear
-        #: (``entropy``) (docs/PROTOCOL.md, "Verifiable deals"); False sends none
+        #: (``entropy``) (docs/PROTOCOL.md, "Verifiable deals"); False sends none. A
+        #: message's own ``entropy`` is sent as its hash and revealed too in protocol 3
+        #: (which refuses entropy in the clear)
         self.entropy = True
         self._reveal: bytes | None = None  # the entropy whose hash was sent last
         self.port = port
@@ -469,13 +471,20 @@ class ClientConnection:
         message (e.g. a ``commit`` after ``game_over`` arrived) or if there is no
         link at the moment.
         """
-        if isinstance(msg, P.Join | P.Queue) and msg.entropy is None \
-                and msg.entropy_hash is None and self.entropy and self._conn is not None:
-            if self._conn.version >= 3:  # commit now, reveal once the seats are fixed
-                self._reveal = secret = secrets.token_bytes(JOIN_ENTROPY_BYTES)
-                msg = dataclasses.replace(msg, entropy_hash=hashlib.sha256(secret).hexdigest())
-            elif self._conn.version == 2:
-                msg = dataclasses.replace(msg, entropy=secrets.token_hex(JOIN_ENTROPY_BYTES))
+        if isinstance(msg, P.Join | P.Queue) and msg.entropy_hash is None \
+                and self._conn is not None and self._conn.version >= 3 \
+                and (msg.entropy is not None or self.entropy):
+            # commit now, reveal once the seats are fixed: the server refuses entropy in
+            # the clear in version 3, and so a caller's own entropy is sent as its hash
+            secret = (bytes.fromhex(msg.entropy) if msg.entropy is not None
+                      else secrets.token_bytes(JOIN_ENTROPY_BYTES))
+            self._reveal = secret
+            msg = dataclasses.replace(msg, entropy=None,
+                                      entropy_hash=hashlib.sha256(secret).hexdigest())
+        elif isinstance(msg, P.Join | P.Queue) and msg.entropy is None \
+                and msg.entropy_hash is None and self.entropy and self._conn is not None \
+                and self._conn.version == 2:
+            msg = dataclasses.replace(msg, entropy=secrets.token_hex(JOIN_ENTROPY_BYTES))
         rid: int | None = msg.id
         if rid is None and not isinstance(msg, Pong | Goodbye | P.Hello):
             rid = self._next_id

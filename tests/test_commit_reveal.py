@@ -9,6 +9,7 @@ server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from dataclasses import replace
@@ -19,6 +20,7 @@ import trio
 
 from nimmt import protocol as P
 from nimmt.bots.sdk import verify_game
+from nimmt.client.net import ClientConnection, connect
 from nimmt.engine import UnfairDeal, record_from_json, verify_deals
 from nimmt.server import start_server
 from nimmt.server.game.deal_commitment import DealCommitment
@@ -27,6 +29,7 @@ from nimmt.server.game.match import Match
 from nimmt.server.ladder.ratings import Ladder
 from nimmt.server.records.replay import main as replay_main
 from nimmt.server.storage import AsyncStore, Store
+from real_server import running_server
 from server_helpers import Player, ScriptClient, make_config, play_all, serve_memory
 from test_match import ANN, BOB, WALL, Harness
 
@@ -410,3 +413,78 @@ def test_a_table_that_starts_by_itself_read_back_while_its_reveals_were_asked_as
     assert back.last(ANN, "round_started").commitment == h.match.commitment
     assert m._fair is not None and m._fair.contributions == (
         b"", bytes.fromhex(BOB_ENTROPY), bytes.fromhex(CY_ENTROPY))
+
+
+# ====================================================================== no entropy in the clear in v3
+async def test_version_3_refuses_entropy_in_the_clear_and_names_entropy_hash():
+    """A version 3 join or queue with ``entropy`` is refused (a later joiner told it
+    by a colluding server could grind against it); versions 2 and 3's own ways sit."""
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, make_config())
+        ann = await ScriptClient.tcp(port, "Ann")
+        created = await ann.request(P.CreateTable(options=replace(QUICK, seats=3)))
+        assert isinstance(created, P.Seated)
+        table_id = created.table.table_id
+        bob = await ScriptClient.tcp(port, "Bob", protocol=3, key=KEY)
+        for request in (P.Join(table_id=table_id, entropy=BOB_ENTROPY),
+                        P.Queue(seats=2, options=QUICK, fill_after=None, entropy=BOB_ENTROPY)):
+            refused = await bob.request(request)
+            assert isinstance(refused, P.Error), refused
+            assert (refused.code, refused.field, refused.request) == (
+                "out_of_range", "entropy", request.TYPE)
+            assert refused.message.startswith("no entropy in the clear from protocol 3 on: "
+                                              "send entropy_hash")
+        assert bob.seat is None
+        assert not server.lobby.ladder_queue.queued(server.lobby.sessions[bob.token])
+        listed = await bob.request(P.ListTables())
+        (table,) = [t for t in listed.tables if t.table_id == table_id]
+        assert [s.name if s else None for s in table.seats] == ["Ann", None, None]
+        two = await ScriptClient.tcp(port, "Two", protocol=2)  # version 2: unchanged
+        assert isinstance(await two.request(P.Join(table_id=table_id, entropy=BOB_ENTROPY)),
+                          P.Seated)
+        assert isinstance(await bob.request(P.Join(table_id=table_id,
+                                                   entropy_hash=digest(CY_ENTROPY))), P.Seated)
+        nursery.cancel_scope.cancel()
+
+
+def test_the_client_sends_a_callers_own_entropy_as_its_hash_in_version_3_and_reveals_it(
+        monkeypatch: pytest.MonkeyPatch):
+    """The client library (the terminal client's, the SDK's and nimmt-bot's) never
+    sends entropy in the clear in version 3: a ``join`` given entropy by its caller
+    sends the entropy's hash, and the entropy is revealed when the server asks."""
+    written: list[P.Message] = []
+    write = ClientConnection._write
+
+    async def recording(self: ClientConnection, msg: P.Message) -> None:
+        if isinstance(msg, (P.Join, P.Queue, P.Reveal)):
+            written.append(msg)
+        await write(self, msg)
+
+    monkeypatch.setattr(ClientConnection, "_write", recording)
+
+    async def until(conn: ClientConnection, *types: type) -> P.Message:
+        while not isinstance(msg := await conn.receive(), types):
+            pass
+        return msg
+
+    async def scenario(port: int) -> P.Message:
+        ann = await connect("127.0.0.1", port, "Ann")
+        await ann.send(P.CreateTable(options=replace(QUICK, seats=2)))
+        seated = await until(ann, P.Seated)
+        bob = await connect("127.0.0.1", port, "Bob")
+        assert bob.welcome is not None and bob.welcome.protocol >= 3
+        await bob.send(P.Join(table_id=seated.table.table_id, entropy=CY_ENTROPY))
+        joined = await until(bob, P.Seated, P.Error)
+        assert isinstance(joined, P.Seated), joined
+        await ann.send(P.Start())
+        accepted = await until(bob, P.RevealAccepted, P.Error)
+        await ann.close()
+        await bob.close()
+        return accepted
+
+    with running_server("--step-delay", "0") as port:
+        accepted = asyncio.run(asyncio.wait_for(scenario(port), 30))
+    assert isinstance(accepted, P.RevealAccepted)
+    assert [m.TYPE for m in written] == ["join", "reveal"]
+    assert written[0].entropy is None and written[0].entropy_hash == digest(CY_ENTROPY)
+    assert written[1].entropy == CY_ENTROPY

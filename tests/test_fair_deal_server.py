@@ -35,8 +35,9 @@ async def test_a_game_with_two_contributions_is_committed_revealed_and_verified(
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, make_config(), store=store)
         ann = await ScriptClient.tcp(port, "Ann")
-        bob = await ScriptClient.tcp(port, "Bob")
-        cy = await ScriptClient.tcp(port, "Cy")
+        # (version 2: entropy in the clear; version 3 takes only entropy_hash)
+        bob = await ScriptClient.tcp(port, "Bob", protocol=2)
+        cy = await ScriptClient.tcp(port, "Cy", protocol=2)
         created = await ann.request(P.CreateTable(options=OPTIONS))
         assert isinstance(created, P.Seated)
         table_id = created.table.table_id
@@ -131,7 +132,7 @@ async def test_a_game_restored_after_a_restart_deals_on_from_its_committed_seed(
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, make_config(), store=store)
         ann = await ScriptClient.tcp(port, "Ann")
-        bob = await ScriptClient.tcp(port, "Bob")
+        bob = await ScriptClient.tcp(port, "Bob", protocol=2)  # (entropy in the clear)
         created = await ann.request(P.CreateTable(options=options))
         assert isinstance(created, P.Seated)
         seen = created.table.commitment

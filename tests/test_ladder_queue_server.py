@@ -25,8 +25,8 @@ KEY = "k" * 40
 QUICK = P.TableOptions(rounds=1, point_limit=None, step_delay=0.0)
 
 
-async def claimed(port: int, name: str) -> ScriptClient:
-    client = await ScriptClient.tcp(port, name, key=KEY)
+async def claimed(port: int, name: str, protocol: int = P.PROTOCOL_VERSION) -> ScriptClient:
+    client = await ScriptClient.tcp(port, name, key=KEY, protocol=protocol)
     assert client.welcome is not None and client.welcome.claimed
     return client
 
@@ -48,7 +48,8 @@ async def test_people_and_bots_queued_at_once_each_get_one_seat_and_play_rated()
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, make_config())
         names = [f"P{i}" for i in range(10)]
-        clients = {name: await claimed(port, name) for name in names}
+        # (version 2: entropy in the clear; version 3 takes only entropy_hash)
+        clients = {name: await claimed(port, name, protocol=2) for name in names}
         four, three = names[:8], names[8:]
         results: dict[str, P.GameOver] = {}
 

@@ -46,7 +46,9 @@ async def test_a_waiting_table_deals_its_first_game_from_the_seed_its_players_sa
     store = await AsyncStore.open(str(path))
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, make_config(), store=store)
-        ann, bob, cy = [await ScriptClient.tcp(port, name) for name in ("Ann", "Bob", "Cy")]
+        # (version 2: entropy in the clear; version 3 takes only entropy_hash)
+        ann, bob, cy = [await ScriptClient.tcp(port, name, protocol=2)
+                        for name in ("Ann", "Bob", "Cy")]
         created = await ann.request(P.CreateTable(options=OPTIONS))
         assert isinstance(created, P.Seated)
         table_id, seen = created.table.table_id, created.table.commitment
@@ -106,7 +108,8 @@ async def test_a_finished_table_deals_its_next_game_from_the_seed_shown_after_th
     store = await AsyncStore.open(str(path))
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, make_config(), store=store)
-        ann, bob = [await ScriptClient.tcp(port, name) for name in ("Ann", "Bob")]
+        ann, bob = [await ScriptClient.tcp(port, name, protocol=2)  # (entropy in the clear)
+                    for name in ("Ann", "Bob")]
         created = await ann.request(P.CreateTable(options=options))
         assert isinstance(created, P.Seated)
         table_id = created.table.table_id

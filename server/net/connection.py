@@ -34,6 +34,10 @@ __all__ = ["ClientConnection"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
+#: a version 3 join or queue with entropy in the clear (docs/PROTOCOL.md, Verifiable deals)
+PLAIN_ENTROPY_REFUSED = ("no entropy in the clear from protocol 3 on: send entropy_hash, "
+                         "the SHA-256 of your entropy, and reveal it when the server asks "
+                         "(reveal_request)")
 
 RECEIVE_SIZE = 65536
 _BATCH = 64  # frames joined into one write
@@ -413,5 +417,10 @@ class ClientConnection:
                 self.drop("goodbye: " + reason)
             case P.Hello():
                 self.server.lobby.hello(self, msg)
+            case P.Join() | P.Queue() if msg.entropy is not None and self.proto.version >= 3:
+                # in the clear, a contribution can be ground against by a later joiner
+                # told it by a colluding server: version 3 takes only its hash
+                self.send(P.Error(code=E.OUT_OF_RANGE, field="entropy", request=msg.TYPE,
+                                  re=msg.id, message=PLAIN_ENTROPY_REFUSED))
             case _:
                 self.server.lobby.request(self, msg)
