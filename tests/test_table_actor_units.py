@@ -226,6 +226,9 @@ class FailingStore:
     async def written(self, write: Any) -> None:
         pass
 
+    async def create_table(self, *args: Any) -> None:
+        self.calls.append("create_table")
+
 
 async def test_who_comes_while_the_database_fails_is_told_so_once_seated() -> None:
     from nimmt.server.storage import StorageWriteError
@@ -252,3 +255,23 @@ async def test_who_comes_while_the_database_fails_is_told_so_once_seated() -> No
     tags = [m.TYPE for m in dee.got]
     assert tags[tags.index("watching"):] == ["watching", "table_updated"]
     assert table.store.calls == ["watch", "watch"]  # each spectator kept
+
+
+async def test_requests_taken_in_a_row_with_a_database_are_all_answered_and_the_table_goes_on(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """While more inputs wait, what the table said is held for the disk; once none
+    waits, it is delivered, in order, and the table waits for the next input."""
+    lobby, ann, bob, table = two_seated()
+    table.store = FailingStore(None)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        for n in range(3):
+            table.request(ann.session, P.Chat(text=f"line {n}", id=10 + n))
+        await until(bob, lambda m: m.TYPE == "chat_message" and m.text == "line 2")
+        await trio.sleep(5.0)
+        table.request(bob.session, P.Chat(text="again", id=20))
+        await until(ann, lambda m: m.TYPE == "chat_message" and m.text == "again")
+        assert not table.closed
+        assert [m.text for m in bob.got if m.TYPE == "chat_message"] == [
+            "line 0", "line 1", "line 2", "again"]
+        nursery.cancel_scope.cancel()

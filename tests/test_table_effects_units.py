@@ -307,6 +307,8 @@ def test_a_waiting_table_s_seat_without_a_token_is_free() -> None:
     (stored((), settings={}), "table t4: its stored settings cannot be used: 'table'"),
     (stored((), settings={"table": {"seats": 3, "colour": "red"}}),
      "table t4: its stored settings cannot be used: "),
+    (stored((), settings={"table": {**asdict(SETTINGS), "seats": 11}}),
+     "table t4: its stored settings cannot be used: "),
     (stored((player(3, "Dan"),)), "table t4: no seat 3"),
     (stored((player(-1, "Dan"),)), "table t4: no seat -1"),
 ])
