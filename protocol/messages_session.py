@@ -79,8 +79,9 @@ FIELD_PATH: Final = Text(1, 100)
 class Hello(Message):
     """First message of a client, within ``hello_timeout`` of connecting."""
 
-    protocol: int = F(VERSION, "protocol version the client speaks (this document: 2; "
-                      "a version 1 client still plays casual tables)")
+    protocol: int = F(VERSION, "protocol version the client speaks (this document: 4; "
+                      "versions 1 to 3 are served as before, see Handshake and "
+                      "versions)")
     name: str = F(NAME, "player or spectator name")
     kind: str = F(OneOf("human", "bot", "spectator"), "what the client is")
     token: str | None = F(Optional(TOKEN), "session token of an earlier connection, to resume",
@@ -308,12 +309,12 @@ class Seated(Message):
         ROUND_PENALTIES, "the bullheads each seat took in each round scored so far of the "
         "table's game (once it is over: of its last game), round 1 first, each as "
         "round_scored.penalties; [] before a game (the first 1000 rounds at most)",
-        default=(), since=3)
+        default=(), since=4)
     autoplayed: tuple[Autoplayed, ...] = F(
         AUTOPLAYED, "a resumed session: what the autopilot decided for your seat while "
         "your connection was down, oldest first (the latest 200 at most; a commit of the "
         "turn being played is still your commit, which you may replace); [] otherwise",
-        default=(), since=3)
+        default=(), since=4)
 
     def _cross(self) -> None:
         n = self.table.options.seats
@@ -328,7 +329,7 @@ class Watching(Message):
 
     table: TableInfo = F(TABLE_INFO, "the table")
     round_penalties: tuple[tuple[int, ...], ...] = F(
-        ROUND_PENALTIES, "as seated.round_penalties", default=(), since=3)
+        ROUND_PENALTIES, "as seated.round_penalties", default=(), since=4)
 
     def _cross(self) -> None:
         n = self.table.options.seats

@@ -45,9 +45,9 @@ __all__ = [
 MAX_DECISION_TIME: Final = 3600.0
 
 #: The protocol version this package speaks (``hello.protocol``).
-PROTOCOL_VERSION: Final = 3
+PROTOCOL_VERSION: Final = 4
 #: Versions this package can decode; a ``hello`` for another one is refused.
-SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1, 2, 3)
+SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1, 2, 3, 4)
 #: Default frame limit (body bytes, excluding the 4-byte length prefix).
 DEFAULT_MAX_FRAME_SIZE: Final = 64 * 1024
 #: ``table_list`` holds at most this many tables.
@@ -157,7 +157,7 @@ class TableOptions(Struct):
                            "more for it); nil in a request: the server's default, on at a "
                            "table that is not rated; a rated table never has it (true there: "
                            "not_allowed, field options.coach). The server sends true or "
-                           "false", default=None, since=3)
+                           "false", default=None, since=4)
 
     @property
     def coached(self) -> bool:

@@ -358,13 +358,13 @@ def test_no_server_says_what_to_do() -> None:
 def test_a_version_refusal_is_explained() -> None:
     async def server(peer: Peer) -> None:
         await peer.recv()
-        await peer.send(P.Error(code="unsupported_version", message="no", supported=(4, 5)),
+        await peer.send(P.Error(code="unsupported_version", message="no", supported=(5, 6)),
                         P.Goodbye(reason="unsupported_version"))
 
     async def main() -> None:
         async with FakeServer(server) as fake:
-            with pytest.raises(HandshakeFailed, match="speaks protocol 4, 5, this client "
-                                                      "speaks 3"):
+            with pytest.raises(HandshakeFailed, match="speaks protocol 5, 6, this client "
+                                                      "speaks 4"):
                 await connect("127.0.0.1", fake.port, "Ann")
     run(main())
 

@@ -1,5 +1,5 @@
 """The coach as a table option (issue 45, *while choosing*): ``options.coach`` on the
-wire (protocol 3), its default by the table's kind, and the server's settings."""
+wire (protocol 4), its default by the table's kind, and the server's settings."""
 
 from __future__ import annotations
 
@@ -48,22 +48,22 @@ def _handshake(version: int) -> tuple[Connection, Connection]:
     return client, server
 
 
-def test_only_protocol_3_hears_the_coach_and_older_clients_may_not_send_it() -> None:
+def test_only_protocol_4_hears_the_coach_and_older_clients_may_not_send_it() -> None:
     table = EXAMPLES["table_updated"].table
     coached = P.TableUpdated(table=replace(table, options=replace(table.options, coach=False)))
-    for version in (1, 2, 3):
+    for version in (1, 2, 3, 4):
         client, server = _handshake(version)
         client.receive_data(server.send(EXAMPLES["seated"]))
         assert isinstance(client.next_message(), P.Seated)
         data = server.send(coached)
         wire = msgpack.unpackb(data[4:])
-        assert ("coach" in wire["table"]["options"]) is (version == 3), version
+        assert ("coach" in wire["table"]["options"]) is (version == 4), version
         client.receive_data(data)
         heard = client.next_message()
         assert isinstance(heard, P.TableUpdated)
         # an older client reads no coach: nil, which a client reads as "on unless rated"
-        assert heard.table.options.coach == (False if version == 3 else None), version
-    for version in (1, 2):
+        assert heard.table.options.coach == (False if version == 4 else None), version
+    for version in (1, 2, 3):
         _, server = _handshake(version)
         body = msgpack.packb({"type": "create_table", "options": {"coach": False}})
         server.receive_data(len(body).to_bytes(4, "big") + body)
@@ -99,3 +99,29 @@ def test_a_rated_table_asking_for_the_coach_is_refused_and_otherwise_has_none() 
     assert TableSettings.from_wire(P.TableOptions(), rated_base).to_wire().coach is False
     # settings kept before the coach existed (a rated table restored) show it off
     assert TableSettings(rated=True).to_wire().coach is False
+
+
+def test_the_score_sheet_and_the_autopilot_s_turns_reach_only_version_4_connections() -> None:
+    """Protocol 4's other fields (issue 44): a version 1, 2 or 3 client, written before
+    them, never gets a key it does not know (it would refuse the frame: extra_field)."""
+    table = EXAMPLES["seated"].table
+    sheet = ((3, 0, 0, 1), (5, 1, 0, 0))
+    seated = P.Seated(table=table, seat=0, round_penalties=sheet, autoplayed=(
+        P.Autoplayed(kind="commit", round=2, turn=3, card=46),
+        P.Autoplayed(kind="row", round=2, turn=4, card=7, row=1)))
+    watching = P.Watching(table=table, round_penalties=sheet)
+    for version in (1, 2, 3, 4):
+        for message in (seated, watching):
+            client, server = _handshake(version)
+            data = server.send(message)
+            wire = msgpack.unpackb(data[4:])
+            newer = {"round_penalties", "autoplayed"} & set(wire)
+            assert newer == (set() if version < 4 else
+                             {"round_penalties", "autoplayed"} if message is seated
+                             else {"round_penalties"}), (version, message.TYPE)
+            client.receive_data(data)
+            heard = client.next_message()
+            assert heard.round_penalties == (sheet if version == 4 else ()), version
+            if isinstance(heard, P.Seated):
+                assert [(a.kind, a.turn, a.card, a.row) for a in heard.autoplayed] == (
+                    [("commit", 3, 46, None), ("row", 4, 7, 1)] if version == 4 else [])

@@ -392,7 +392,7 @@ def test_a_hello_in_an_unknown_version_gets_an_error_and_a_goodbye():
         rest = await peer.rest()
         assert [(m.TYPE, getattr(m, "code", getattr(m, "reason", None))) for m in rest] == [
             ("error", "unsupported_version"), ("goodbye", "unsupported_version")]
-        assert rest[1].message == "protocol 99 is not supported; supported: 1, 2, 3"
+        assert rest[1].message == "protocol 99 is not supported; supported: 1, 2, 3, 4"
 
     run(test)
 

@@ -252,13 +252,13 @@ def test_server_messages_need_seq_and_may_not_carry_id() -> None:
 
 
 def test_unsupported_version_is_reported_before_field_checks() -> None:
-    err = remote_error({"type": "hello", "protocol": 4, "name": "x", "kind": "bot",
-                        "features": ["v4 only"]})
+    err = remote_error({"type": "hello", "protocol": 5, "name": "x", "kind": "bot",
+                        "features": ["v5 only"]})
     assert (err.code, err.field, err.request) == ("unsupported_version", "protocol", "hello")
     reply = P.Error.from_exception(err)
     assert reply.supported == P.SUPPORTED_VERSIONS
     with pytest.raises(LocalProtocolError):  # nor can one be built locally
-        P.Hello(protocol=4, name="x", kind="bot")
+        P.Hello(protocol=5, name="x", kind="bot")
 
 
 def test_non_string_and_unprintable_keys_are_reported_safely() -> None:
@@ -529,7 +529,7 @@ def test_unsupported_version_flow() -> None:
     reply = P.Error.from_exception(info.value)
     client.receive_data(server.send(reply) + server.send(P.Goodbye(reason="unsupported_version")))
     err = client.next_message()
-    assert isinstance(err, P.Error) and err.supported == (1, 2, 3) and err.seq == 1
+    assert isinstance(err, P.Error) and err.supported == (1, 2, 3, 4) and err.seq == 1
     assert isinstance(client.next_message(), P.Goodbye)
     assert client.state is server.state is ConnState.CLOSED
 

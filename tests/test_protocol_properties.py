@@ -25,6 +25,7 @@ STRUCT_EXAMPLES: dict[type, P.Struct] = {
     P.TableInfo: TABLE,
     P.Limits: LIMITS,
     P.Pending: SNAPSHOT.pending,  # type: ignore[dict-item]
+    P.Autoplayed: P.Autoplayed(kind="commit", round=1, turn=1, card=46),
 }
 _ENVELOPE = ("seq", "re", "id")
 
@@ -93,6 +94,14 @@ def _fix(cls: type, values: dict[str, Any]) -> dict[str, Any]:
             v["rows"] = (v["rows"] * 4)[:4]
         v["table"] = dataclasses.replace(v["table"], options=dataclasses.replace(
             v["table"].options, seats=10), seats=(v["table"].seats * 10)[:10])
+    elif cls is P.Autoplayed:
+        kind = v["kind"]
+        v["turn"] = 0 if kind == "draft" else v["turn"] or 1
+        v["row"] = None if kind in ("commit", "draft") else v["row"] or 0
+        v["end"] = (v["end"] or "left") if kind == "tie" else None
+    elif cls in (P.Seated, P.Watching):
+        n = v["table"].options.seats
+        v["round_penalties"] = tuple((tuple(r) * n)[:n] or (0,) * n for r in v["round_penalties"])
     elif cls is P.TableOptions and v["point_limit"] is None and v["rounds"] is None:
         v["rounds"] = 1
     return v

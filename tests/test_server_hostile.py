@@ -218,10 +218,10 @@ async def test_unsupported_version(autojump_clock):
     async with trio.open_nursery() as nursery:
         server = await serve_memory(nursery, make_config())
         client = await ScriptClient.memory(server, nursery, "Future", hello=False)
-        await client.send_raw(frame({"type": "hello", "protocol": 4, "name": "Future",
+        await client.send_raw(frame({"type": "hello", "protocol": 5, "name": "Future",
                                      "kind": "bot", "hologram": True}))
         error = await client.expect("error")
-        assert error.code == "unsupported_version" and error.supported == (1, 2, 3)
+        assert error.code == "unsupported_version" and error.supported == (1, 2, 3, 4)
         goodbye = await client.wait_closed()
         assert goodbye.reason == "unsupported_version"
         nursery.cancel_scope.cancel()
