@@ -464,3 +464,23 @@ def test_a_progress_bar_of_nothing_to_do_or_of_many_decisions_ends_its_line() ->
     err = io.StringIO()
     progress_bar(err, width=4)(int("300"), int("300"))  # (two int objects, as counted)
     assert err.getvalue() == "\ranalysing [####] 300/300 decisions\n"
+
+
+# ----------------------------------------------------------------- piped into head
+
+def test_output_piped_into_a_reader_that_stops_ends_quietly_with_status_0(tmp_path) -> None:
+    """``nimmt-replay show FILE | head -1``: the reader closes the pipe before the
+    command has written; the command stops quietly, exit status 0, no traceback."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path / "game.json", played(4, rounds=3))
+    db, _ = kept(tmp_path / "kept.db")
+    for argv in (["show", path], ["spectator", path], ["games", "--db", db, "1"]):
+        child = subprocess.Popen([sys.executable, "-m", "nimmt.server.records", *argv],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+        assert child.stdout is not None and child.stderr is not None
+        child.stdout.close()  # the reader is gone before the first line
+        err = child.stderr.read()
+        assert (child.wait(timeout=60), err) == (0, b""), argv

@@ -275,3 +275,19 @@ async def test_requests_taken_in_a_row_with_a_database_are_all_answered_and_the_
         assert [m.text for m in bob.got if m.TYPE == "chat_message"] == [
             "line 0", "line 1", "line 2", "again"]
         nursery.cancel_scope.cancel()
+
+
+async def test_who_left_the_table_hears_no_more_of_it() -> None:
+    lobby, ann, bob, table = two_seated()
+    lobby.request(bob, P.Leave(id=5))  # type: ignore[arg-type]
+    catch_up(table)
+    assert bob.session.table is None and bob.session.sid not in table._sessions
+    notice = P.ChatMessage(name="server", seat=None, text="server notice: hello")
+    table.notify_all(notice)
+    assert ann.got[-1] == notice and notice not in bob.got
+    cy = connect(lobby, 3, "Cy")  # at no table: his request is refused, and that is all
+    table.request(cy.session, P.Pause(id=6))
+    catch_up(table)
+    assert errors(cy) == [("not_allowed", "pause", 6, errors(cy)[0][3])]
+    table.notify_all(notice)
+    assert notice not in cy.got and cy.session.sid not in table._sessions
