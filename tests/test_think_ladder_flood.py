@@ -74,9 +74,9 @@ async def test_a_flood_of_bot_filled_ladder_tables_does_not_hold_the_workers_fro
 
         async def flood(n: int) -> None:
             client = await claimed(port, f"Flood{n}", address=FLOOD)
-            queued = await client.request(P.Queue(
+            queued = await client.request(P.Queue(  # (a turn time of its own: a table of its own)
                 seats=10, fill_after=0.0, bot_level="hard",
-                options=P.TableOptions(seats=10, rounds=1, turn_time=60.0)))
+                options=P.TableOptions(seats=10, rounds=1, turn_time=60.0 + n)))
             assert isinstance(queued, P.Queued), queued
             await play_until_over(Player(client, seed=n))
 
