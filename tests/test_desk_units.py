@@ -6,6 +6,7 @@ tests/test_ladder_board.py."""
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import replace
 from pathlib import Path
@@ -278,3 +279,114 @@ def test_a_game_with_an_unclaimed_name_saves_no_rating(tmp_path: Path):
 
     _with_store(path, first)
     _with_store(path, second)
+
+
+def test_a_restart_then_more_games_keeps_the_trend_to_the_last_five(tmp_path: Path):
+    path = tmp_path / "nimmt.db"
+    after: list[float] = []
+
+    async def play(desk: LadderDesk, games: int) -> None:
+        for _ in range(games):
+            await desk.game_finished(["Ann", "Bob"], [1, 2], ["human", "human"], [None, None],
+                                     None)
+            after.append(desk.ladder.get("Ann").ordinal)
+
+    async def first(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        for name in ("Ann", "Bob"):
+            desk.claims.check(name, new_key(), 0.0)
+        await play(desk, TREND_GAMES + 1)
+
+    async def second(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        for name in ("Ann", "Bob"):
+            desk.claims.check(name, new_key(), 0.0)
+        await play(desk, 3)
+        ann = next(r for r in desk.board() if r.name == "Ann")
+        assert ann.games == TREND_GAMES + 4
+        assert ann.trend == round(after[-1] - after[-1 - TREND_GAMES], 2)
+
+    _with_store(path, first)
+    _with_store(path, second)
+
+
+def _unrated_game(path: Path, rated: bool = True) -> None:
+    """A finished game of an open table, kept without its ratings (by an older version)."""
+    with Store.open(path) as store:
+        db = store._db
+        settings = json.dumps({"table": {"rated": rated}})
+        db.execute("INSERT INTO tables VALUES ('t1', 'Friday', '{}', ?, 'waiting', 0, 0)",
+                   (settings,))
+        db.execute("INSERT INTO seats VALUES ('t1', 0, 'ann', 'human', NULL, NULL)")
+        db.execute("INSERT INTO seats VALUES ('t1', 1, 'Bot 1', 'builtin', NULL, 'easy')")
+        db.execute("INSERT INTO games VALUES (1, 't1', 'Friday', 1, '{}', 0, 1, 1, '{}')")
+        db.execute("INSERT INTO game_players VALUES (1, 0, 'ann', 'human', 3, 2, 0)")
+        db.execute("INSERT INTO game_players VALUES (1, 1, 'Bot 1', 'builtin', 0, 1, 1)")
+        if db.in_transaction:
+            db.commit()
+
+
+def test_a_game_kept_without_its_ratings_is_rated_at_start_once(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    path = tmp_path / "nimmt.db"
+    key = new_key()
+
+    async def claim(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        verdict = desk.hello("Ann", key, False)
+        assert verdict.new is not None and await desk.keep_claim(verdict.new)
+
+    _with_store(path, claim)
+    _unrated_game(path)
+    boards = []
+
+    async def start(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        boards.append([(r.name, r.games, r.bot) for r in desk.board()])
+
+    with caplog.at_level(logging.INFO, logger="nimmt.server"):
+        _with_store(path, start)
+    assert boards[0] == [("bot:easy", 1, True), ("Ann", 1, False)]  # rated under its claim
+    assert "ladder: game 1 of table t1 was kept without its ratings: rated now" in caplog.text
+    _with_store(path, start)  # a second start rates it no more
+    assert boards[1] == boards[0]
+
+
+def test_a_game_of_a_table_that_is_not_rated_is_left_unrated_at_start(tmp_path: Path):
+    path = tmp_path / "nimmt.db"
+
+    async def claim(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        assert desk.hello("Ann", new_key(), False).new is not None
+
+    _with_store(path, claim)
+    _unrated_game(path, rated=False)
+
+    async def start(astore: AsyncStore) -> None:
+        desk = LadderDesk()
+        await desk.load(astore)
+        assert desk.board() == []
+
+    _with_store(path, start)
+
+
+def test_without_a_database_a_claim_is_kept_at_once():
+    async def main() -> None:
+        desk = LadderDesk()
+        verdict = desk.hello("Ann", new_key(), False)
+        assert verdict.new is not None
+        assert await desk.keep_claim(verdict.new) is True
+
+    trio.run(main)
+
+
+def test_equal_ratings_rank_more_games_first_then_by_name():
+    rows = rank_board([("Cy", 25.0, 2.0, 10.0, 3, None, False),
+                       ("Ann", 27.0, 1.0, 10.001, 3, None, True),
+                       ("Bob", 26.0, 3.0, 9.996, 5, None, False)])
+    assert [(r.rank, r.name) for r in rows] == [(1, "Bob"), (2, "Ann"), (3, "Cy")]
