@@ -258,7 +258,10 @@ class Match(MatchState):
                 continue
             how = "autopilot (time ran out): " if seat.away_since is None else \
                 "autopilot (player away): "
-            match_game.broadcast(self, match_game.apply(self, index, decision, how))
+            key = self._armed
+            events = match_game.apply(self, index, decision, how)
+            match_game.keep_autoplayed(self, index, key, decision)  # told when it is back
+            match_game.broadcast(self, events)
 
     # ================================================================== timers
     def _close_at(self) -> float:

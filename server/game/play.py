@@ -50,7 +50,8 @@ from .rules import NO_GAME, refusal
 from .state import MatchState, log
 from ..storage.facts import deal_fact, decision_fact, game_started_fact
 
-__all__ = ["begin", "decide", "apply", "bot_decided", "broadcast", "game_over"]
+__all__ = ["begin", "decide", "apply", "bot_decided", "keep_autoplayed", "broadcast",
+           "game_over"]
 
 E = P.ErrorCode
 
@@ -232,13 +233,22 @@ def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decisi
         how = "autopilot (time ran out): " if s.away_since is None else \
             "autopilot (player away): "
     events = apply(m, seat, decision, how)
-    if s is not None and not s.builtin and s.away_since is not None and s.member is not None:
-        made = translate.autoplayed(key, decision)
-        if made is not None:  # told to the player when they are back (seats.greet)
-            kept = m._autoplayed.setdefault(s.member, [])
-            kept.append(made)
-            del kept[:-P.MAX_AUTOPLAYED]
+    keep_autoplayed(m, seat, key, decision)
     broadcast(m, events)
+
+
+def keep_autoplayed(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
+    """The autopilot decided ``decision`` (for the decision ``key``) for ``seat``: if its
+    player is away, it is told when they are back (``seats.greet``): a card or draft
+    pick a strategy chose as well as a row or tie choice RULES.md's default made."""
+    s = m.room.seats[seat]
+    if s is None or s.builtin or s.away_since is None or s.member is None:
+        return
+    made = translate.autoplayed(key, decision)
+    if made is not None:
+        kept = m._autoplayed.setdefault(s.member, [])
+        kept.append(made)
+        del kept[:-P.MAX_AUTOPLAYED]
 
 
 def table_facts(m: MatchState) -> TableFacts:

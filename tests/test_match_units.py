@@ -1,0 +1,177 @@
+"""The table's game flow (``nimmt.server.game``) as a player sees it, pinned exactly:
+what the autopilot did while a player was away, the times a deadline's messages
+arrive with a time bank or a paused clock, the refusals' words, who frees a seat.
+Written for issue 43's mutation run over ``server/game/`` (docs/TESTING.md): each
+test states a behaviour a bug there would change. Sans-IO, on tests/test_match.py's
+``Harness`` (no trio)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from nimmt import protocol as P
+from nimmt.engine import Deal
+from nimmt.server.game.io import Disconnected, Reconnected, Who
+
+from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
+from test_match_over_and_host import over_table
+
+CY = Who(4, "Cy", "human")
+
+TIE_DEAL = Deal(rows=(20, 30, 60, 70),
+                hands=((21, 22, 23, 24, 25, 26, 27, 28, 29, 31), tuple(range(81, 91))))
+
+
+def away_and_back(h: Harness, who: Who, at: float) -> P.Seated:
+    """``who`` drops at ``at`` and is back one second later: the ``seated`` it gets."""
+    h.run_until(at)
+    h.input(Disconnected(who.id, at))
+    h.run_until(at + 1.0)
+    h.input(Reconnected(who.id))
+    return h.last(who, "seated")
+
+
+# ====================================================================== seated.autoplayed
+def test_a_row_choice_the_autopilot_made_while_away_is_told_when_back():
+    """The autopilot's row choice (RULES.md's cheapest row) is in ``seated.autoplayed``
+    with the commit it made after it, oldest first (it was left out: a bug)."""
+    h = Harness.new(fixed(standard_deal(low_seat=0)), autoplay_when_away="immediately")
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=1, id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=15, id=3))
+    seated = away_and_back(h, ANN, 2.0)
+    assert seated.autoplayed == (
+        P.Autoplayed(kind="row", round=1, turn=1, card=1, row=1),
+        P.Autoplayed(kind="commit", round=1, turn=2, card=2))
+    assert (h.last(BOB, "row_taken").seat, h.last(BOB, "row_taken").row) == (0, 1)
+    # told once: the next time back, nothing more was played for her
+    assert away_and_back(h, ANN, 5.0).autoplayed == ()
+
+
+def test_a_tie_choice_the_autopilot_made_while_away_is_told_when_back():
+    h = Harness.new(fixed(TIE_DEAL), professional=True, autoplay_when_away="immediately")
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=25, id=3))  # 20 <25> 30: a tie
+    h.send(BOB, P.Commit(round=1, turn=1, card=81, id=3))
+    seated = away_and_back(h, ANN, 2.0)
+    placed = h.of(BOB, "placed")[0]
+    assert (placed.seat, placed.card, placed.row, placed.end) == (0, 25, 0, "right")
+    assert seated.autoplayed[0] == P.Autoplayed(kind="tie", round=1, turn=1, card=25,
+                                                row=0, end="right")
+    assert [a.kind for a in seated.autoplayed] == ["tie", "commit"]
+
+
+def test_a_draft_pick_the_autopilot_made_while_away_is_told_when_back():
+    h = Harness.new(draft=True, tactic_deck=True, autoplay_when_away="immediately")
+    h.start_two()
+    seated = away_and_back(h, ANN, 1.0)
+    picked = h.of(BOB, "draft_picked")
+    assert [p.seat for p in picked] == [0]
+    assert seated.autoplayed == (P.Autoplayed(kind="draft", round=1, turn=0,
+                                              card=picked[0].card),)
+
+
+def test_what_the_autopilot_did_for_a_player_connected_is_not_told_as_autoplayed():
+    """A deadline passing for a player who is there is no 'while you were away'."""
+    h = Harness.new(fixed(standard_deal(low_seat=0)), choice_time=5.0)
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=1, id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=15, id=3))
+    h.run_until(5.0)  # the row is chosen for her: time ran out
+    assert h.last(BOB, "row_taken").seat == 0
+    assert away_and_back(h, ANN, 6.0).autoplayed == ()
+
+
+@pytest.mark.parametrize("away, said", [(False, "time ran out"), (True, "player away")])
+def test_the_log_says_whether_the_autopilot_played_for_a_late_or_an_away_player(
+        caplog: pytest.LogCaptureFixture, away: bool, said: str):
+    caplog.set_level(logging.INFO, logger="nimmt.server")
+    h = Harness.new(fixed(standard_deal(low_seat=0)), choice_time=5.0,
+                    autoplay_when_away="immediately")
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=1, id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=15, id=3))
+    if away:
+        h.input(Disconnected(ANN.id, 0.0))
+    h.run_until(5.0)
+    lines = [r.getMessage() for r in caplog.records if "chose row" in r.getMessage()]
+    assert lines == [f"table=t1 seat=0 round=1 turn=1 autopilot ({said}): chose row 1"]
+
+
+# ====================================================================== seats
+def test_a_seat_number_past_the_table_is_refused_naming_the_seats_there_are():
+    h = Harness.new(seats=3)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(BOB, P.Join(table_id="t1", seat=3, id=5))
+    error = h.last(BOB, "error")
+    assert (error.code, error.message, error.field, error.re) == (
+        "no_such_seat", "seats are 0 to 2", "seat", 5)
+
+
+def test_three_built_in_bots_of_one_level_are_given_three_different_seeds():
+    """Bots that drew the same seed would play alike from the same view."""
+    h = Harness.new(seats=4)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=4), id=1))
+    for i in range(3):
+        h.send(ANN, P.AddBot(strategy="heuristic", id=2 + i))
+    h.send(ANN, P.Start(id=9))
+    seeds = [t.seed for t in h.thinks[:3]]
+    assert sorted(t.seat for t in h.thinks[:3]) == [1, 2, 3]
+    assert len(set(seeds)) == 3 and all(0 <= s < 2**32 for s in seeds)
+
+
+def test_a_player_leaving_a_game_that_is_over_frees_the_seat_at_once():
+    h = over_table()
+    h.send(BOB, P.Leave(id=8))
+    assert h.last(BOB, "left").re == 8
+    assert [s.name if s else None for s in h.last(ANN, "table_updated").table.seats] == [
+        "Ann", None, None]
+    assert [f.kind for f in h.facts[-1:]] == ["seat"]  # freed, not "left" (mid-game)
+    out = h.send(CY, P.Join(table_id="t1", id=9))
+    assert [m.seat for member, m in out.sends if member == CY.id and m.TYPE == "seated"] == [1]
+
+
+def test_a_player_back_at_a_waiting_table_after_sending_a_hash_is_only_told_its_seat():
+    """No reveal is asked for before the game's seats are fixed (status revealing)."""
+    h = Harness.new(seats=3)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(BOB, P.Join(table_id="t1", entropy_hash="ab" * 32, id=1))
+    h.input(Disconnected(BOB.id, 0.0))
+    h.got[BOB.id].clear()
+    h.input(Reconnected(BOB.id))
+    assert [m.TYPE for _, m in h.got[BOB.id]] == ["seated", "table_updated"]
+
+
+# ====================================================================== the clock
+def test_with_a_time_bank_the_seat_is_told_its_extra_time_at_the_deadline_and_played_after():
+    h = Harness.new(time_bank=10.0)
+    h.start_two()
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    h.run_until(60.0)
+    timeline = [(t, m.TYPE, m.deadline, m.remaining) for t, m in h.got[ANN.id]
+                if m.TYPE == "deadline_warning"]
+    # no warning 5 s before the table's deadline: her bank carries her past it
+    assert timeline == [(30.0, "deadline_warning", WALL + 40.0, 10.0)]
+    assert h.at(ANN, h.of(ANN, "revealed")[0]) == 40.0
+
+
+def test_a_paused_clock_moves_the_deadline_by_the_pause_and_says_so():
+    h = Harness.new()
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=2), id=1))
+    h.send(ANN, P.AddBot(id=2))
+    h.send(ANN, P.Start(id=3))
+    h.run_until(10.0)
+    h.send(ANN, P.Pause(id=4))
+    assert h.last(ANN, "clock_paused") == P.ClockPaused(
+        paused=True, ends_in=600.0, deadline=WALL + 30.0, remaining=20.0, re=4)
+    h.run_until(25.0)
+    assert not h.of(ANN, "deadline_warning")  # 5 s before the old deadline: paused
+    h.send(ANN, P.Resume(id=5))
+    assert h.last(ANN, "clock_paused") == P.ClockPaused(
+        paused=False, ends_in=0.0, deadline=WALL + 45.0, remaining=20.0, re=5)
+    h.run_until(60.0)
+    warning = h.last(ANN, "deadline_warning")
+    assert (h.at(ANN, warning), warning.deadline, warning.remaining) == (40.0, WALL + 45.0, 5.0)
+    assert h.at(ANN, h.of(ANN, "revealed")[0]) == 45.0
