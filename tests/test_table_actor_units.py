@@ -291,3 +291,49 @@ async def test_who_left_the_table_hears_no_more_of_it() -> None:
     assert errors(cy) == [("not_allowed", "pause", 6, errors(cy)[0][3])]
     table.notify_all(notice)
     assert notice not in cy.got and cy.session.sid not in table._sessions
+
+
+async def test_bots_placed_before_the_task_ran_are_written_at_once(
+        autojump_clock: trio.testing.MockClock) -> None:
+    from nimmt.server.config import TableSettings
+    from nimmt.server.tables.table import Table
+
+    lobby = still_lobby()
+    table = Table(lobby, "t7", "Bots", TableSettings(seats=3, step_delay=0.0).validate())
+    table.store = FailingStore(None)
+    table.place_bot(1, "heuristic", None)
+    table.place_bot(2, "random", "Rand")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        await trio.sleep(1.0)  # no input comes
+        assert table.store.calls == ["create_table", "append", "set_seat", "set_seat"]
+        assert [(s.name, s.strategy) for s in table.seats[1:]] == [
+            ("Bot 1", "heuristic"), ("Rand", "random")]
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_game_over_but_not_kept_when_the_server_stopped_is_kept_by_its_table(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """The last decision was on disk, the game not kept yet: the restored table's
+    task keeps it at once, and the table's row says it is over."""
+    from nimmt.engine import Options
+    from nimmt.server.tables.restore import restore_match
+    from nimmt.server.tables.table import Table
+
+    from storage_helpers import play_game
+    from test_table_effects_units import player, stored
+
+    _, facts = play_game(Options(players=3, rounds=1), seed=6)
+    kept = stored((player(0, "Ann"), player(1, "Bob"), player(2, "Cy")), tuple(facts))
+    match, _ = restore_match(kept, now=0.0, members=[1, 2, 3])
+    assert match.status == "playing"
+    lobby = still_lobby()
+    table = Table(lobby, kept.id, kept.name, match.settings, match=match)
+    table.store = FailingStore(None)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        await trio.sleep(1.0)
+        assert table.status == "over"
+        # (the append: the seed of the next game, drawn and kept)
+        assert table.store.calls == ["append", "finish_game", "update_table"]
+        nursery.cancel_scope.cancel()

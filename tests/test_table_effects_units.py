@@ -373,6 +373,7 @@ def test_a_state_too_big_is_not_kept(caplog: pytest.LogCaptureFixture) -> None:
 def test_the_fallback_is_no_bot_at_a_bot_s_seat() -> None:
     bots = bots_at(SeatState(0, "Bot 1", strategy="search", seed=5))
     assert not bots.seated((0, None, None)) and bots.seated((0, "search", 5))
+    assert not bots.seated((0, "mcs", 5)) and not bots.seated((0, "search", 4))
 
 
 def test_bots_gone_from_their_seats_are_forgotten_all_once_the_table_closes() -> None:
