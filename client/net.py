@@ -197,12 +197,12 @@ class ClientConnection:
         self.host = host
         self.key = key  # the name's secret key (claims it; required once claimed)
         #: every ``join`` and ``queue`` adds 16 random bytes to the deals of the table's
-        #: next game (unless it has its own ``entropy`` or ``entropy_hash``): protocol 3
-        #: sends their SHA-256 (``entropy_hash``) and reveals them when the server asks
-        #: (``reveal_request``, answered as it is read), protocol 2 sends them in the clear
-        #: (``entropy``) (docs/PROTOCOL.md, "Verifiable deals"); False sends none. A
-        #: message's own ``entropy`` is sent as its hash and revealed too in protocol 3
-        #: (which refuses entropy in the clear)
+        #: next game (unless it has its own ``entropy`` or ``entropy_hash``): from protocol
+        #: 3 on it sends their SHA-256 (``entropy_hash``) and reveals them when the server
+        #: asks (``reveal_request``, answered as it is read), protocol 2 sends them in the
+        #: clear (``entropy``) (docs/PROTOCOL.md, "Verifiable deals"); False sends none. A
+        #: message's own ``entropy`` is sent as its hash and revealed too from protocol 3 on
+        #: (protocol 4 refuses entropy in the clear)
         self.entropy = True
         self._reveal: bytes | None = None  # the entropy whose hash was sent last
         self.port = port

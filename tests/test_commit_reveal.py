@@ -415,24 +415,25 @@ def test_a_table_that_starts_by_itself_read_back_while_its_reveals_were_asked_as
         b"", bytes.fromhex(BOB_ENTROPY), bytes.fromhex(CY_ENTROPY))
 
 
-# ====================================================================== no entropy in the clear in v3
-async def test_version_3_refuses_entropy_in_the_clear_and_names_entropy_hash():
-    """A version 3 join or queue with ``entropy`` is refused (a later joiner told it
-    by a colluding server could grind against it); versions 2 and 3's own ways sit."""
+# ====================================================================== no entropy in the clear in v4
+async def test_version_4_refuses_entropy_in_the_clear_and_names_entropy_hash():
+    """A version 4 join or queue with ``entropy`` is refused (a later joiner told it
+    by a colluding server could grind against it); versions 2 and 3, released taking
+    it, still take it; version 4's own way sits."""
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, make_config())
         ann = await ScriptClient.tcp(port, "Ann")
         created = await ann.request(P.CreateTable(options=replace(QUICK, seats=3)))
         assert isinstance(created, P.Seated)
         table_id = created.table.table_id
-        bob = await ScriptClient.tcp(port, "Bob", protocol=3, key=KEY)
+        bob = await ScriptClient.tcp(port, "Bob", protocol=4, key=KEY)
         for request in (P.Join(table_id=table_id, entropy=BOB_ENTROPY),
                         P.Queue(seats=2, options=QUICK, fill_after=None, entropy=BOB_ENTROPY)):
             refused = await bob.request(request)
             assert isinstance(refused, P.Error), refused
             assert (refused.code, refused.field, refused.request) == (
                 "out_of_range", "entropy", request.TYPE)
-            assert refused.message.startswith("no entropy in the clear from protocol 3 on: "
+            assert refused.message.startswith("no entropy in the clear from protocol 4 on: "
                                               "send entropy_hash")
         assert bob.seat is None
         assert not server.lobby.ladder_queue.queued(server.lobby.sessions[bob.token])
@@ -442,6 +443,10 @@ async def test_version_3_refuses_entropy_in_the_clear_and_names_entropy_hash():
         two = await ScriptClient.tcp(port, "Two", protocol=2)  # version 2: unchanged
         assert isinstance(await two.request(P.Join(table_id=table_id, entropy=BOB_ENTROPY)),
                           P.Seated)
+        three = await ScriptClient.tcp(port, "Three", protocol=3)  # version 3: as released
+        assert isinstance(await three.request(P.Join(table_id=table_id, entropy=CY_ENTROPY)),
+                          P.Seated)
+        await three.request(P.Leave())
         assert isinstance(await bob.request(P.Join(table_id=table_id,
                                                    entropy_hash=digest(CY_ENTROPY))), P.Seated)
         nursery.cancel_scope.cancel()

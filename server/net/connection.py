@@ -34,8 +34,8 @@ __all__ = ["ClientConnection"]
 
 log = logging.getLogger("nimmt.server")
 E = P.ErrorCode
-#: a version 3 join or queue with entropy in the clear (docs/PROTOCOL.md, Verifiable deals)
-PLAIN_ENTROPY_REFUSED = ("no entropy in the clear from protocol 3 on: send entropy_hash, "
+#: a version 4 join or queue with entropy in the clear (docs/PROTOCOL.md, Verifiable deals)
+PLAIN_ENTROPY_REFUSED = ("no entropy in the clear from protocol 4 on: send entropy_hash, "
                          "the SHA-256 of your entropy, and reveal it when the server asks "
                          "(reveal_request)")
 
@@ -417,9 +417,10 @@ class ClientConnection:
                 self.drop("goodbye: " + reason)
             case P.Hello():
                 self.server.lobby.hello(self, msg)
-            case P.Join() | P.Queue() if msg.entropy is not None and self.proto.version >= 3:
+            case P.Join() | P.Queue() if msg.entropy is not None and self.proto.version >= 4:
                 # in the clear, a contribution can be ground against by a later joiner
-                # told it by a colluding server: version 3 takes only its hash
+                # told it by a colluding server: version 4 takes only its hash (version 3,
+                # released taking both, still does: it is served as documented then)
                 self.send(P.Error(code=E.OUT_OF_RANGE, field="entropy", request=msg.TYPE,
                                   re=msg.id, message=PLAIN_ENTROPY_REFUSED))
             case _:
