@@ -8,6 +8,7 @@ the connection that sent it only."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import trio
@@ -205,18 +206,23 @@ async def test_the_table_s_queries_and_a_notice_to_everyone_at_it() -> None:
 
 
 class FailingStore:
-    """A database that takes every write and says it is failing (``failing``)."""
+    """A database that takes every write and says it is failing (``failing``); it
+    counts the table's waits for a write handed in earlier (``waits``)."""
 
     def __init__(self, failing: Any) -> None:
         self.failing = failing
         self.calls: list[str] = []
+        self.waits: list[Any] = []
 
     def writes(self) -> Any:
         store = self
 
         class Writes:
             def __getattr__(self, name: str) -> Any:
-                return lambda *a, **k: store.calls.append(name)
+                def call(*args: Any, **kwargs: Any) -> Any:
+                    store.calls.append(name)
+                    return SimpleNamespace(name=name, tried=False, on_tried=None)
+                return call
 
             async def written(self) -> None:
                 pass
@@ -224,7 +230,7 @@ class FailingStore:
         return Writes()
 
     async def written(self, write: Any) -> None:
-        pass
+        self.waits.append(write)
 
     async def create_table(self, *args: Any) -> None:
         self.calls.append("create_table")
@@ -336,4 +342,26 @@ async def test_a_game_over_but_not_kept_when_the_server_stopped_is_kept_by_its_t
         assert table.status == "over"
         # (the append: the seed of the next game, drawn and kept)
         assert table.store.calls == ["append", "finish_game", "update_table"]
+        nursery.cancel_scope.cancel()
+
+
+async def test_decisions_taken_in_a_row_wait_once_for_the_disk(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """Ann's commit, her replaced commit and Bob's chat reach the table before it takes
+    any: their writes go to the store as they come, and the table waits once, for the
+    last, before anyone hears of them (docs/SERVER.md, "The path of one commit")."""
+    lobby, ann, bob, table = two_seated()
+    table.request(ann.session, P.Start(id=2))
+    catch_up(table)
+    first, second = ann.of("hand_dealt")[0].cards[:2]
+    table.store = FailingStore(None)
+    async with trio.open_nursery() as nursery:
+        table.request(ann.session, P.Commit(round=1, turn=1, card=first, id=3))
+        table.request(ann.session, P.Commit(round=1, turn=1, card=second, id=4))
+        table.request(bob.session, P.Chat(text="hm", id=5))
+        nursery.start_soon(table.run)
+        await until(ann, lambda m: m.TYPE == "chat_message")
+        assert [m.re for m in ann.of("commit_accepted")] == [3, 4]
+        assert table.store.calls == ["create_table", "append", "append"]
+        assert len(table.store.waits) == 1 and table.store.waits[0].name == "append"
         nursery.cancel_scope.cancel()

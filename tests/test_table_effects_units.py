@@ -69,7 +69,7 @@ def test_who_sits_down_or_watches_is_linked_and_the_spectators_are_kept_up_to_da
     sessions = {1: ann, 2: sue, 3: tom}
     watchers: set[int] = {3}  # Tom watched before
     match = SimpleNamespace(members={1: None, 2: None, 3: None})
-    effects = Effects(entered=[(1, 0), (2, None), (3, 1), (9, 0)])  # 9: no session
+    effects = Effects(entered=[(9, 2), (1, 0), (2, None), (3, 1)])  # 9: no session
     watch, unwatch = link_sessions(TABLE, match, effects, sessions, watchers)
     assert (ann.table, ann.seat, sue.table, sue.seat, tom.table, tom.seat) == (
         TABLE, 0, TABLE, None, TABLE, 1)
@@ -374,6 +374,8 @@ def test_the_fallback_is_no_bot_at_a_bot_s_seat() -> None:
     bots = bots_at(SeatState(0, "Bot 1", strategy="search", seed=5))
     assert not bots.seated((0, None, None)) and bots.seated((0, "search", 5))
     assert not bots.seated((0, "mcs", 5)) and not bots.seated((0, "search", 4))
+    big = SeatState(0, "Bot 1", strategy="search", seed=int("4000000000"))  # a drawn seed
+    assert bots_at(big).seated((0, "search", int("4000000000")))  # equal, not the same object
 
 
 def test_bots_gone_from_their_seats_are_forgotten_all_once_the_table_closes() -> None:
