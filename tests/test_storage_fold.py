@@ -231,9 +231,12 @@ async def test_the_store_keeps_itself_up_beside_the_writes(
             await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
         await upkeep_done(astore)
         assert parts == [0.0] and store.fold_due()
-        mock_clock.jump(astore.FOLD_GAP)  # no write comes: the second part does
+        mock_clock.jump(0.049)  # the parts go 50 ms apart (docs/SERVER.md)
         await upkeep_done(astore)
-        assert parts == [0.0, astore.FOLD_GAP]
+        assert parts == [0.0]
+        mock_clock.jump(0.001)  # no write comes: the second part does
+        await upkeep_done(astore)
+        assert parts == [0.0, 0.05]
         assert rows(path, "facts", "t2") == 12 and rows(path, "recent_facts") == 10  # t1's
         nursery.cancel_scope.cancel()
     names = [f"p{n}" for n in range(24)]
@@ -263,10 +266,13 @@ async def test_without_its_keeper_the_writer_does_the_upkeep_after_its_transacti
     for n in range(4, 24):  # written at once, no part in between
         await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
     assert parts == [0.0] and store.fold_due()
-    mock_clock.jump(astore.FOLD_GAP)
+    mock_clock.jump(0.049)  # 50 ms apart (docs/SERVER.md): not yet
+    await astore.append("t2", seat_fact(0, "p24", "human"))
+    assert parts == [0.0]
+    mock_clock.jump(0.001)
     await astore.append("t2", seat_fact(0, "p25", "human"))
-    assert parts == [0.0, astore.FOLD_GAP]
-    assert rows(path, "facts", "t2") == 13  # p1 ... p23 and p25, written before the part
+    assert parts == [0.0, 0.05]
+    assert rows(path, "facts", "t2") == 14  # p1 ... p23, p24 and p25, written before the part
     await astore.aclose()
 
 

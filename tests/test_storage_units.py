@@ -1,0 +1,118 @@
+"""Storage behaviours a sample of mutants of server/storage showed nothing pinned
+(issue 43): what an operator reads when writes are dropped, the log's bound, the
+leaderboard's trend read from the file, a rated game kept without its ratings and
+its bots' levels, and what a failed start leaves behind."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from nimmt.engine import Options, record_from_game
+from nimmt.server.storage import Dropped, Store
+from nimmt.server.storage import store as store_module
+from nimmt.server.storage.ladder import (RatingChange, ladder_rows, save_ratings,
+                                         unrated_games)
+
+from storage_helpers import play_game
+
+
+def test_what_was_dropped_is_said_in_the_singular_and_the_plural() -> None:
+    assert Dropped(1, {"t1"}, 1).describe() == "1 unsaved change (table t1; 1 finished game)"
+    assert Dropped(2, {"t10", "t3"}, 2).describe() == (
+        "2 unsaved changes (tables t3, t10; 2 finished games)")
+    assert Dropped(0, set(), 0).describe() == "0 unsaved changes (tables none)"
+
+
+def test_the_write_ahead_log_is_bounded_at_4_mib(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/SERVER.md: past 4 MiB the writer checkpoints, and the file is cut back to
+    4 MiB; an in-memory store has no log to check."""
+    with Store.open(tmp_path / "nimmt.db") as store:
+        (limit,) = store._db.execute("PRAGMA journal_size_limit").fetchone()
+        assert limit == 4 * 1024 * 1024
+        real_stat = os.stat
+
+        def sized(size: int):
+            def stat(path, *args, **kwargs):
+                if str(path).endswith("-wal"):
+                    return os.stat_result((0o100644, 0, 0, 1, 0, 0, size, 0, 0, 0))
+                return real_stat(path, *args, **kwargs)
+            return stat
+
+        monkeypatch.setattr(store_module.os, "stat", sized(4 * 1024 * 1024))
+        assert not store.log_too_big()
+        monkeypatch.setattr(store_module.os, "stat", sized(4 * 1024 * 1024 + 1))
+        assert store.log_too_big()
+    monkeypatch.undo()
+    with Store.open(None) as memory:
+        assert not memory.log_too_big()
+
+
+def test_the_leaderboard_s_trend_from_the_file_is_since_exactly_five_games_ago(
+        tmp_path: Path) -> None:
+    """``nimmt-replay ladder`` reads the trend from the database: Ann's rating now
+    against hers after her 2nd of 7 games (5 ago), Bob's (5 games) since no history."""
+    with Store.open(tmp_path / "nimmt.db") as store:
+        db = store._db
+        for game in range(1, 8):
+            changes = [RatingChange("Ann", 20.0 + game, 8.0 - game / 10, game, 1)]
+            if game <= 5:
+                changes.append(RatingChange("Bob", 30.0 - game, 8.0, game, 2))
+            save_ratings(db, None, changes, at=float(game))
+        rows = {r.name: r for r in ladder_rows(db, trend_games=5)}
+        assert (rows["Ann"].mu, rows["Ann"].games) == (27.0, 7)
+        assert rows["Ann"].before == (22.0, 8.0 - 2 / 10)
+        assert rows["Bob"].before is None  # five games: no rating five games before
+        assert {r.name: r.before for r in ladder_rows(db, trend_games=4)}["Bob"] == (29.0, 8.0)
+
+
+def test_a_rated_game_kept_without_ratings_names_its_built_in_bots_levels(
+        tmp_path: Path) -> None:
+    """After a crash between a rated game and its ratings (an older server), the game
+    is rated at the next start from what the table's seats say: a built-in bot by its
+    level ("hard"), a client bot and a human by name only."""
+    with Store.open(tmp_path / "nimmt.db") as store:
+        game, facts = play_game(Options(players=3, rounds=1), 7)
+        store.create_table("t1", "Ladder", {}, {"table": {"rated": True}})
+        for seat, name, kind, strategy in ((0, "Ann", "human", None), (1, "Hal", "builtin", "hard"),
+                                           (2, "Rob", "bot", "ignored")):
+            store.set_seat("t1", seat, name, kind, strategy=strategy)
+        store.append("t1", facts)
+        record = record_from_game(game, seats=["Ann", "Hal", "Rob"])
+        game_id = store.finish_game("t1", "Ladder", 1, record, ["human", "builtin", "bot"],
+                                    started=1.0, ended=2.0)
+        store.create_table("t2", "Casual", {}, {"table": {"rated": False}})
+        store.append("t2", facts)
+        store.finish_game("t2", "Casual", 1, record, ["human"] * 3, started=3.0, ended=4.0)
+        (unrated,) = unrated_games(store._db)
+        assert (unrated.game_id, unrated.table_id, unrated.names, unrated.kinds,
+                unrated.strategies) == (game_id, "t1", ("Ann", "Hal", "Rob"),
+                                        ("human", "builtin", "bot"), (None, "hard", None))
+        assert list(unrated.places) == [game.result.places[s] for s in range(3)]
+
+
+def test_a_start_that_fails_after_creating_the_file_leaves_no_file_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that fills while the new database is being set up: the error names the
+    file, and the database, its -wal and -shm files and the folders made are gone."""
+    from nimmt.server.storage import opening
+
+    def full(*args, **kwargs):
+        conn = args[0]
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("CREATE TABLE IF NOT EXISTS x (a)")  # the file, its -wal and -shm exist
+        assert {p.name for p in target.parent.iterdir()} >= {
+            "nimmt.db", "nimmt.db-wal", "nimmt.db-shm"}
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(opening, "prepare", full)
+    monkeypatch.setattr(store_module, "prepare", full)
+    target = tmp_path / "new" / "nimmt.db"
+    with pytest.raises(Exception) as e:
+        Store.open(target)
+    assert str(target) in str(e.value)
+    assert not (tmp_path / "new").exists()
