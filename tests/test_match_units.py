@@ -7,13 +7,16 @@ test states a behaviour a bug there would change. Sans-IO, on tests/test_match.p
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
 
 from nimmt import protocol as P
+from nimmt.bots import make_strategy
 from nimmt.engine import Deal
-from nimmt.server.game.io import Disconnected, Reconnected, Who
+from nimmt.server.game.io import BotDecided, Disconnected, Reconnected, Who
+from nimmt.server.game.match import Match
 
 from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
 from test_match_over_and_host import over_table
@@ -175,3 +178,109 @@ def test_a_paused_clock_moves_the_deadline_by_the_pause_and_says_so():
     warning = h.last(ANN, "deadline_warning")
     assert (h.at(ANN, warning), warning.deadline, warning.remaining) == (40.0, WALL + 45.0, 5.0)
     assert h.at(ANN, h.of(ANN, "revealed")[0]) == 45.0
+
+
+def test_the_lobby_sees_a_penalty_as_soon_as_its_row_taken_step_is_out():
+    """While the steps are paced, the table's listing shows what was shown: the row
+    just taken, and the round's penalties while the game is played."""
+    h = Harness.new(fixed(standard_deal(low_seat=0)), step_delay=1.0)
+    h.start_two()
+    h.run_until(1.0)
+    h.send(ANN, P.Commit(round=1, turn=1, card=1, id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=15, id=3))
+    h.run_until(5.0)
+    h.send(ANN, P.ChooseRow(round=1, turn=1, row=3, id=4))  # 14: one bullhead
+    h.run_until(5.5)  # row_taken is out, the next steps are not
+    assert [m.TYPE for t, m in h.got[BOB.id] if t == 5.0] == ["row_taken", "placed"]
+    assert [(s.total, s.penalties) for s in h.match.info().seats] == [(0, 1), (0, 0)]
+    h.run_until(7.0)  # the steps are out
+    assert [(s.total, s.penalties) for s in h.match.info().seats] == [(0, 1), (0, 0)]
+
+
+def test_the_seat_of_a_player_who_left_mid_game_is_freed_when_the_game_ends():
+    h = Harness.new(rounds=1, point_limit=0, turn_time=1.0, choice_time=1.0)
+    h.start_two()
+    h.send(ANN, P.Leave(id=7))
+    assert [s.name if s else None for s in h.last(BOB, "table_updated").table.seats] == [
+        "Ann", "Bob"]  # played by the autopilot while the game goes on
+    h.run_until(30.0)
+    table = h.last(BOB, "table_updated").table
+    assert (table.status, [s.name if s else None for s in table.seats]) == ("over", [None, "Bob"])
+
+
+def test_a_match_written_while_the_reveals_are_awaited_keeps_their_deadline():
+    from test_commit_reveal import BOB_ENTROPY, digest, three_seats
+    h = three_seats()
+    h.send(BOB, P.Join(table_id="t1", entropy_hash=digest(BOB_ENTROPY), id=1))
+    h.send(CY, P.Join(table_id="t1", id=1))
+    h.send(ANN, P.Start(id=2))
+    h.run_until(3.0)
+    copy = Harness(Match.from_data(json.loads(json.dumps(h.match.to_data()))))
+    copy.now = 3.0
+    assert copy.match.status == "revealing" and copy.match.next_wake() == 10.0
+    copy.run_until(10.0)  # Bob's reveal is withheld: the game starts
+    assert copy.match.status == "playing"
+
+
+def test_only_the_host_s_table_updated_answers_its_add_bot():
+    h = Harness.new(seats=3)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(BOB, P.Join(table_id="t1", id=1))
+    out = h.send(ANN, P.AddBot(id=4))
+    assert [(member, m.TYPE, m.re) for member, m in out.sends] == [
+        (ANN.id, "table_updated", 4), (BOB.id, "table_updated", None)]
+
+
+def test_the_listing_tells_a_person_s_seat_from_a_bot_client_s_and_a_built_in_bot_s():
+    h = Harness.new(seats=4)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=4), id=1))
+    h.send(Who(7, "Robo", "bot"), P.Join(table_id="t1", id=1))
+    h.send(ANN, P.AddBot(id=4))
+    h.send(BOB, P.Join(table_id="t1", id=1))
+    assert [(s.name, s.kind) for s in h.match.info().seats] == [
+        ("Ann", "human"), ("Robo", "bot"), ("Bot 1", "bot"), ("Bob", "human")]
+
+
+def test_after_a_draft_each_seat_is_told_the_hand_it_picked():
+    h = Harness.new(draft=True, tactic_deck=True, draft_time=1.0)
+    h.start_two()
+    h.run_until(40.0)
+    picks: dict[int, list[int]] = {0: [], 1: []}
+    for p in h.of(BOB, "draft_picked"):
+        picks[p.seat].append(p.card)
+    assert len(picks[0]) == len(picks[1]) == 10
+    for seat, who in enumerate((ANN, BOB)):
+        assert [m.cards for m in h.of(who, "hand_dealt")] == [tuple(sorted(picks[seat]))]
+
+
+def test_a_draft_written_as_plain_data_goes_on_exactly_as_the_original():
+    h = Harness.new(draft=True, tactic_deck=True, draft_time=1.0)
+    h.start_two()
+    h.run_until(3.5)  # three picks made by the deadlines
+    data = json.loads(json.dumps(h.match.to_data()))
+    copy = Harness(Match.from_data(data))
+    copy.now, copy.fallback = h.now, make_strategy(h.match.settings.fallback, 7)
+    h.fallback = make_strategy(h.match.settings.fallback, 7)
+    for harness in (h, copy):
+        harness.got.clear()
+        harness.run_until(40.0)
+    assert copy.got[BOB.id] == h.got[BOB.id] and copy.of(BOB, "rows_dealt")
+
+
+def test_a_strategy_s_late_answer_is_dropped_while_the_next_turn_s_steps_are_shown():
+    """The fallback asked for Ann at her deadline answers after she committed herself
+    and the turn moved on (its steps still paced): nothing is applied, nobody hears."""
+    h = Harness.new(fixed(standard_deal(players=2)), step_delay=1.0, turn_time=5.0)
+    h.answer = False
+    h.start_two()
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    h.run_until(5.0)  # Ann's deadline: the fallback is asked
+    asked = h.thinks[-1]
+    assert asked.seat == 0 and asked.key == ("commit", 1, 1)
+    h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[0], id=4))  # in before it
+    assert h.match._game.pending.seats == frozenset({0, 1})  # turn 2's commits (paced)
+    before = {who.id: list(h.got[who.id]) for who in (ANN, BOB)}
+    effects = h.input(BotDecided(asked.seat, asked.key, asked.view.legal[1]))
+    assert effects.sends == [] and effects.facts == []
+    h.run_until(20.0)
+    assert [m.TYPE for _, m in h.got[BOB.id][len(before[BOB.id]):]].count("seat_committed") == 0
