@@ -116,3 +116,46 @@ def test_a_start_that_fails_after_creating_the_file_leaves_no_file_behind(
         Store.open(target)
     assert str(target) in str(e.value)
     assert not (tmp_path / "new").exists()
+
+
+async def test_a_bug_in_the_upkeep_is_logged_and_the_next_part_comes_50_ms_later(
+        tmp_path: Path, mock_clock, caplog: pytest.LogCaptureFixture) -> None:
+    """The keeper task must not stop the server when a part of a fold raises: it says
+    so in the log, and tries again once the parts' 50 ms have passed; the writes
+    between go on."""
+    import trio
+
+    from nimmt.server.storage import AsyncStore, seat_fact
+    from test_storage_fold import counted_parts, rows, upkeep_done
+
+    path = tmp_path / "nimmt.db"
+    store = Store.open(path)
+    store.FOLD_ROWS, store.FOLD_PARTS = 4, 2
+    astore = AsyncStore(store)
+    parts = counted_parts(store, mock_clock)
+    counted = store.fold_part
+    failures = [RuntimeError("a bug")]
+
+    def part() -> None:
+        if failures:
+            raise failures.pop()
+        counted()
+
+    store.fold_part = part  # type: ignore[method-assign]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(astore.keep_up)
+        for table_id in ("t1", "t2"):
+            await astore.create_table(table_id, table_id, {}, {})
+        for n in range(4):  # a fold is due after the fourth: its first part fails
+            await astore.append(("t1", "t2")[n % 2], seat_fact(0, f"p{n}", "human"))
+        await upkeep_done(astore)
+        assert parts == [] and "the database's upkeep failed" in caplog.text
+        await astore.append("t1", seat_fact(0, "p4", "human"))  # writes go on
+        mock_clock.jump(0.049)
+        await upkeep_done(astore)
+        assert parts == []
+        mock_clock.jump(0.001)
+        await upkeep_done(astore)
+        assert parts == [0.05] and rows(path, "facts", "t1") == 3  # p0, p2, p4 moved
+        nursery.cancel_scope.cancel()
+    await astore.aclose()
