@@ -284,3 +284,124 @@ def test_a_strategy_s_late_answer_is_dropped_while_the_next_turn_s_steps_are_sho
     assert effects.sends == [] and effects.facts == []
     h.run_until(20.0)
     assert [m.TYPE for _, m in h.got[BOB.id][len(before[BOB.id]):]].count("seat_committed") == 0
+
+
+# ====================================================================== more of the clock
+def test_a_warning_one_second_before_the_deadline_when_the_table_says_one():
+    h = Harness.new(warn_before=1.0)
+    h.start_two()
+    h.run_until(30.0)
+    assert [(t, m.remaining, m.deadline) for t, m in h.got[ANN.id]
+            if m.TYPE == "deadline_warning"] == [(29.0, 1.0, WALL + 30.0)]
+
+
+def test_the_time_bank_keeps_what_a_late_decision_left_of_it_for_the_next():
+    h = Harness.new(fixed(standard_deal(players=2)), time_bank=10.0)
+    h.start_two()
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    h.run_until(34.0)  # 4 s of her 10 used
+    h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[0], id=3))
+    h.send(BOB, P.Commit(round=1, turn=2, card=h.hand(BOB)[1], id=4))
+    h.run_until(100.0)
+    assert [(t, m.turn, m.deadline - WALL, m.remaining) for t, m in h.got[ANN.id]
+            if m.TYPE == "deadline_warning"][:2] == [(30.0, 1, 40.0, 10.0), (64.0, 2, 70.0, 6.0)]
+    assert [t for t, m in h.got[ANN.id] if m.TYPE == "revealed"][:2] == [34.0, 70.0]
+
+
+def test_with_nobody_watching_the_next_turn_waits_the_unwatched_delay_for_each_step():
+    h = Harness.new(fixed(standard_deal(players=2)), step_delay=0.8, unwatched_step_delay=0.5)
+    ann, bob = Who(1, "A", "bot"), Who(2, "B", "bot")
+    h.send(ann, P.CreateTable(options=P.TableOptions(seats=2), id=1))
+    h.send(bob, P.Join(table_id="t1", id=1))
+    h.send(ann, P.Start(id=2))
+    h.send(ann, P.Commit(round=1, turn=1, card=h.hand(ann)[0], id=3))
+    h.send(bob, P.Commit(round=1, turn=1, card=h.hand(bob)[0], id=3))
+    h.run_until(5.0)
+    assert [(t, m.TYPE) for t, m in h.got[bob.id]][-4:] == [
+        (0.0, "revealed"), (0.0, "placed"), (0.0, "placed"), (1.5, "turn_started")]
+
+
+def test_no_warning_is_sent_while_the_turn_s_steps_are_still_being_shown():
+    """The old decision's warning time passing during the steps warns nobody; the new
+    turn's deadline is warned 5 s before it, once."""
+    h = Harness.new(fixed(standard_deal(players=2)), step_delay=1.0)
+    h.start_two()
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    h.run_until(24.5)
+    h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[0], id=3))
+    h.run_until(70.0)
+    warnings = [(t, m.turn, m.deadline) for t, m in h.got[ANN.id] if m.TYPE == "deadline_warning"]
+    start = h.at(ANN, h.of(ANN, "turn_started")[1])  # after 3 steps of 1 s
+    assert start == 27.5 and warnings[0] == (start + 25.0, 2, WALL + start + 30.0)
+
+
+def test_a_new_game_with_a_dealer_and_no_seed_kept_is_dealt_new_hands():
+    from nimmt.server.game.translate import random_deal
+    h = Harness.new(dealer=random_deal, rounds=1, point_limit=0, turn_time=1.0,
+                    choice_time=1.0)
+    h.start_two()
+    first = h.hand(ANN)
+    h.run_until(30.0)
+    assert h.match.status == "over"
+    h.send(ANN, P.Start(id=5))
+    assert h.hand(ANN) != first and set(h.hand(ANN)).isdisjoint(h.hand(BOB))
+
+
+# ====================================================================== read back, presence
+def test_a_match_read_back_keeps_the_seed_it_committed_to():
+    h = Harness.new()  # no dealer: dealt from a committed seed
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=2), id=1))
+    committed = h.match.commitment
+    assert committed is not None
+    copy = Harness(Match.from_data(json.loads(json.dumps(h.match.to_data()))))
+    assert copy.match.commitment == committed
+    copy.send(BOB, P.Join(table_id="t1", id=1))
+    copy.send(ANN, P.Start(id=2))
+    assert copy.last(ANN, "round_started").commitment == committed
+
+
+def test_a_match_read_back_still_tells_the_commit_the_autopilot_made_while_away():
+    h = Harness.new(fixed(standard_deal(players=2)), turn_time=100.0, grace_time=30.0)
+    h.start_two()
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    h.input(Disconnected(ANN.id, 0.0))
+    h.run_until(5.0)
+    copy = Harness(Match.from_data(json.loads(json.dumps(h.match.to_data()))))
+    copy.now = 5.0
+    copy.run_until(31.0)  # her grace is over: the fallback commits for her (turn 2 too)
+    copy.input(Reconnected(ANN.id))
+    assert [(a.kind, a.round, a.turn) for a in copy.last(ANN, "seated").autoplayed] == [
+        ("commit", 1, 1), ("commit", 1, 2)]
+
+
+def test_only_a_game_s_start_is_reported_started():
+    h = Harness.new()
+    assert not h.send(ANN, P.CreateTable(options=P.TableOptions(seats=2), id=1)).started
+    assert not h.send(BOB, P.Join(table_id="t1", id=1)).started
+    assert h.send(ANN, P.Start(id=2)).started
+    assert not h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3)).started
+
+
+def test_a_chat_is_not_held_back_by_another_player_s_decision_waiting_for_the_steps():
+    h = Harness.new(fixed(standard_deal(players=2)), step_delay=1.0)
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[0], id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))  # steps: 3 s
+    h.run_until(0.5)
+    h.send(ANN, P.Commit(round=1, turn=2, card=h.hand(ANN)[1], id=4))  # waits for them
+    assert h.match.has_deferred(ANN.id) and not h.match.has_deferred(BOB.id)
+    h.send(BOB, P.Chat(text="hi", id=5))
+    assert [(t, m.text) for t, m in h.got[ANN.id] if m.TYPE == "chat_message"] == [(0.5, "hi")]
+
+
+def test_a_player_back_within_the_grace_is_not_played_for():
+    h = Harness.new(fixed(standard_deal(players=2)), turn_time=100.0, grace_time=30.0)
+    h.start_two()
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    h.input(Disconnected(ANN.id, 1.0))
+    h.run_until(10.0)
+    h.input(Reconnected(ANN.id))
+    h.run_until(60.0)
+    assert not h.of(BOB, "revealed") and h.match.info().seats[0].connected
+    h.run_until(100.0)  # her deadline
+    assert h.at(BOB, h.last(BOB, "revealed")) == 100.0
