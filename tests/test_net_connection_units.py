@@ -78,6 +78,7 @@ class FakeServer:
         self.log_limit = LogLimiter()
         self.lobby = FakeLobby()
         self.forgotten: list[int] = []
+        self.clock: trio.testing.MockClock | None = None
 
     def forget(self, client: ClientConnection) -> None:
         self.forgotten.append(client.cid)
@@ -151,7 +152,8 @@ def run(test: Any, pair: Any = trio.testing.memory_stream_pair, **settings: Any)
                 await test(Peer(ours), conn, server)
             nursery.cancel_scope.cancel()
 
-    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    clock = server.clock = trio.testing.MockClock(autojump_threshold=0)
+    trio.run(main, clock=clock)
     return server
 
 
@@ -220,6 +222,23 @@ def test_frames_that_each_end_in_time_are_never_cut_off_even_as_data_keeps_comin
     run(test)
 
 
+def test_an_invalid_frame_ends_a_frame_for_the_frame_deadline_too():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        good = P.encode_frame(P.ListTables(id=3))
+        await peer.raw(BAD_FRAME[:4])
+        await trio.sleep(1.5)
+        await peer.raw(BAD_FRAME[4:] + good[:4])  # the bad one ends, a good one begins
+        await trio.sleep(1.5)
+        await peer.raw(good[4:])
+        assert isinstance(await peer.recv(), P.Error)  # the bad frame's
+        await trio.sleep(0.1)
+        assert [(t, m.id) for t, m in server.lobby.requests] == [(3.0, 3)]
+        assert not conn.closing
+
+    run(test)
+
+
 # ------------------------------------------------------------------ the heartbeat
 def test_a_quiet_client_is_pinged_and_one_that_stops_answering_is_dropped():
     async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
@@ -249,6 +268,50 @@ def test_a_client_that_answers_every_ping_stays():
         assert not conn.closing
 
     run(test, ping_interval=10.0)
+
+
+def test_a_pong_timeout_longer_than_the_ping_interval_is_waited_out_in_full():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        assert await peer.recv() == P.Ping(nonce=1)
+        # still quiet: pinged again every 10 s, and dropped 25 s after the first ping
+        assert await peer.rest() == [P.Ping(nonce=2), P.Ping(nonce=3), P.Goodbye(
+            reason="timeout", message="no answer to a ping within 25 s")]
+        assert peer.times[1:] == [10.0, 20.0, 30.0, 35.0, 35.0]
+
+    run(test, ping_interval=10.0, pong_timeout=25.0)
+
+
+def test_a_dead_peer_is_dropped_also_when_the_server_wakes_late():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        assert await peer.recv() == P.Ping(nonce=1)
+        await trio.sleep(3.5)  # 13.5: the pong is due at 14
+        assert server.clock is not None
+        server.clock.jump(1.0)  # the server was busy: the pinger wakes at 14.5
+        assert await peer.recv() == P.Goodbye(reason="timeout",
+                                              message="no answer to a ping within 4 s")
+        assert peer.times[-1] == 14.5
+
+    run(test, ping_interval=10.0)
+
+
+def test_the_last_request_is_the_last_message_other_than_a_ping_or_a_pong():
+    # (what the server reads to pick the idlest connection to close for a newcomer)
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        assert conn.last_request == 0.0
+        await trio.sleep(3.0)
+        await peer.send(P.ListTables(id=2))
+        await trio.sleep(2.0)
+        await peer.send(P.Ping(nonce=1))
+        assert await peer.recv() == P.Pong(nonce=1)
+        await trio.sleep(1.0)
+        await peer.send(P.Pong(nonce=1))
+        await trio.sleep(1.0)
+        assert conn.last_request == 3.0 and conn.last_received == 6.0
+
+    run(test)
 
 
 def test_a_connection_that_has_not_said_hello_is_not_pinged():
@@ -329,6 +392,19 @@ def test_the_hello_is_not_counted_against_the_rate_but_pongs_are():
         assert await peer.recv() == P.Error(
             code=E.RATE_LIMITED, message="more than 1 messages a second: messages are dropped")
         assert [m.id for _, m in server.lobby.requests] == [2, 3, 4]
+
+    run(test, rate_limit=1)
+
+
+def test_a_message_over_a_rate_spent_by_wasted_decisions_is_told_so():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        conn.charge()
+        conn.charge()  # the burst of 2 is spent by refused decisions
+        await peer.send(P.ListTables(id=2))
+        assert await peer.recv() == P.Error(
+            code=E.RATE_LIMITED, message="more than 1 messages a second: messages are dropped")
+        assert server.lobby.requests == []
 
     run(test, rate_limit=1)
 
