@@ -16,6 +16,7 @@ from nimmt import protocol as P
 from nimmt.bots import make_strategy
 from nimmt.engine import Deal
 from nimmt.server.game.io import BotDecided, Disconnected, Reconnected, Who
+from nimmt.server.config import TableSettings
 from nimmt.server.game.match import Match
 
 from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
@@ -405,3 +406,65 @@ def test_a_player_back_within_the_grace_is_not_played_for():
     assert not h.of(BOB, "revealed") and h.match.info().seats[0].connected
     h.run_until(100.0)  # her deadline
     assert h.at(BOB, h.last(BOB, "revealed")) == 100.0
+
+
+def test_a_match_read_back_mid_turn_keeps_the_deadline_it_announced():
+    h = Harness.new(fixed(standard_deal(players=2)))
+    h.start_two()
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))
+    h.run_until(10.0)
+    copy = Harness(Match.from_data(json.loads(json.dumps(h.match.to_data()))))
+    copy.now = 10.0
+    assert copy.match.next_wake() == 25.0  # the warning, then the deadline at 30
+    copy.run_until(60.0)
+    assert [(t, m.deadline) for t, m in copy.got[ANN.id] if m.TYPE == "deadline_warning"][
+        0] == (25.0, WALL + 30.0)
+    assert copy.at(ANN, copy.of(ANN, "revealed")[0]) == 30.0
+
+
+def test_a_snapshot_carries_the_commit_deadline_only_while_cards_are_committed():
+    h = Harness.new(fixed(standard_deal(low_seat=0)), choice_time=20.0)
+    h.start_two()
+    h.input(Disconnected(ANN.id, 0.0))
+    h.run_until(12.0)
+    h.input(Reconnected(ANN.id))
+    snap = h.last(ANN, "snapshot")
+    assert (snap.phase, snap.deadline, snap.remaining, snap.pending) == (
+        "commit", WALL + 30.0, 18.0, None)
+    h.send(ANN, P.Commit(round=1, turn=1, card=1, id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=15, id=3))  # Ann must choose a row
+    h.input(Disconnected(ANN.id, 12.0))
+    h.run_until(15.0)
+    h.input(Reconnected(ANN.id))
+    snap = h.last(ANN, "snapshot")
+    assert (snap.phase, snap.deadline, snap.remaining) == ("resolve", None, None)
+    assert (snap.pending.kind, snap.pending.deadline, snap.pending.remaining) == (
+        "row", WALL + 32.0, 17.0)
+
+
+def test_a_player_who_is_not_the_host_cannot_add_a_bot_or_start():
+    h = Harness.new(seats=3)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(BOB, P.Join(table_id="t1", id=1))
+    before = [s.name if s else None for s in h.match.seats]
+    out = h.send(BOB, P.AddBot(id=2))
+    assert [(member, m.TYPE, m.code, m.re) for member, m in out.sends] == [
+        (BOB.id, "error", "not_host", 2)]
+    assert [s.name if s else None for s in h.match.seats] == before == ["Ann", "Bob", None]
+    h.send(ANN, P.AddBot(id=3))
+    out = h.send(BOB, P.Start(id=4))
+    assert [(m.TYPE, m.code) for _, m in out.sends] == [("error", "not_host")]
+    assert h.match.status == "waiting" and not out.started
+
+
+def test_the_bots_table_waits_on_when_its_player_leaves_before_the_game_and_closes_after():
+    settings = TableSettings(seats=2, step_delay=0.0).validate()
+    h = Harness(Match("t1", "bots", settings, now=0.0, seed=3, persistent=True))
+    h.match.place_bot(1, "heuristic", None)
+    h.send(ANN, P.Join(table_id="t1", id=1))
+    out = h.send(ANN, P.Leave(id=2))
+    assert out.closed is None and h.match.status == "waiting"
+    h.send(BOB, P.Join(table_id="t1", id=3))
+    h.send(BOB, P.Start(id=4))
+    out = h.send(BOB, P.Leave(id=5))  # mid-game: the bot does not play on alone
+    assert out.closed == "its player left: the bots do not play on for nobody"
