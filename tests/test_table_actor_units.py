@@ -62,8 +62,9 @@ async def test_a_closed_table_answers_at_once_that_it_is_closed() -> None:
 
 async def test_the_table_takes_exactly_inbox_size_requests_waiting_in_all() -> None:
     lobby, ann, bob, table = two_seated()
+    assert (INBOX_SIZE, QUEUE_PER_CONNECTION) == (4096, 16)  # as docs/SERVER.md says
     links = []
-    for n in range(INBOX_SIZE // QUEUE_PER_CONNECTION + 1):
+    for n in range(4096 // 16 + 1):
         s = Session(100 + n, f"tok_{n:020d}", f"P{n}", "human")
         s.client = Link(1000 + n)  # type: ignore[assignment]
         links.append(s)
@@ -365,3 +366,15 @@ async def test_decisions_taken_in_a_row_wait_once_for_the_disk(
         assert table.store.calls == ["create_table", "append", "append"]
         assert len(table.store.waits) == 1 and table.store.waits[0].name == "append"
         nursery.cancel_scope.cancel()
+
+
+async def test_a_deadline_passed_while_the_task_was_busy_is_acted_on_at_its_next_turn(
+        autojump_clock: trio.testing.MockClock) -> None:
+    lobby, ann, bob, table = two_seated()
+    table.request(ann.session, P.Start(id=2))
+    catch_up(table)
+    turn = ann.of("turn_started")[-1]
+    await trio.sleep(turn.remaining + 7.5)  # the task was elsewhere at the deadline
+    await table.step(None)  # one turn of the task's loop: a step, then the thinks
+    await table._think()
+    assert [m.TYPE for m in ann.got].count("revealed") == 1  # both cards played for them

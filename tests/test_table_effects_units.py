@@ -509,3 +509,30 @@ def test_a_seat_left_in_a_game_that_is_over_and_kept_is_free_and_the_others_come
     assert match.status == "over" and match.seats[2] is None
     assert [(p.member, p.seat) for p in people] == [(3, 0)]
     assert (match.seats[1].strategy, match.seats[1].name) == ("heuristic", "Bot 1")
+
+
+def test_a_restored_game_dealt_from_a_seed_is_kept_with_its_seed() -> None:
+    """Killed after the last decision of a game dealt verifiably, before it was kept:
+    the table keeps it on its first wake with the seed and contributions it was dealt
+    from (what ``nimmt-replay verify`` checks)."""
+    from nimmt.engine import AwaitingDeal, Game, deal_round
+    from nimmt.engine.records import claim_for
+    from nimmt.server.storage.facts import deal_fact, decision_fact, game_started_fact
+
+    options = SETTINGS.game_options()  # (the table's: 3 seats, one round)
+    fair = FairDeal(bytes(range(32)), (b"a", b"b", b"c"))
+    game = Game(options)
+    facts = [game_started_fact(1, options, fair_to_data(fair))]
+    while not game.is_over:
+        if isinstance(game.pending, AwaitingDeal):
+            deal = deal_round(options, game.round, fair, [])
+            game.deal(deal)
+            facts.append(deal_fact(deal))
+            continue
+        decision = game.legal_decisions(min(game.pending.seats))[0]
+        game.apply(decision)
+        facts.append(decision_fact(decision, by="player"))
+    table = stored((player(0, "Ann"), player(1, "Bob"), player(2, "Cy")), tuple(facts))
+    match, _ = restore_match(table, now=0.0, members=[1, 2, 3])
+    done = match.wake(0.0, 1000.0).finished
+    assert done is not None and done.record.fair_deal == claim_for(fair)
