@@ -11,7 +11,8 @@ import sys
 import pytest
 from test_client_analysis_view import ROUND
 
-from nimmt.client.round_analysis import AnalysedRound, AnalysisFailed, analyse_round
+from nimmt.client.round_analysis import ANALYSE_ENV, AnalysedRound, AnalysisFailed, \
+    analyse_round, analysis_off, turning_point_line
 from nimmt.client.tui.analysis_view import AnalysisView, analysis_lines, analysis_title
 
 TRACEBACK = ("import sys; sys.stderr.write('Traceback (most recent call last):\\n"
@@ -35,3 +36,32 @@ def test_a_round_kept_from_the_last_game_gives_way_to_this_game_s_latest() -> No
     assert analysis_lines(view.shown(this_game), 80)[0].startswith(" Round 2 is being analysed")
     view.move(-1, this_game)  # ←: the round before the one shown
     assert analysis_title(this_game, view) == "Analysis · round 1 of 1–2"
+
+
+def _printing(obj: object) -> list[str]:
+    return [sys.executable, "-c", f"import json; print(json.dumps({obj!r}))"]
+
+
+def test_an_answer_without_the_round_s_worst_or_its_decisions_list_is_a_failure() -> None:
+    for rnd in ({"decisions": []}, {"worst": None, "decisions": {}}, {"worst": None}):
+        with pytest.raises(AnalysisFailed, match="^the analysis is not one of a seat's round"):
+            asyncio.run(analyse_round({"rounds": []}, 0,
+                                      command=_printing({"seats": [{"rounds": [rnd]}]})))
+    fine = {"seats": [{"rounds": [{"worst": None, "decisions": []}]}]}
+    assert asyncio.run(analyse_round({"rounds": []}, 0, command=_printing(fine))) == fine
+
+
+def test_a_command_put_in_the_environment_does_not_turn_the_analysis_off() -> None:
+    assert not analysis_off({ANALYSE_ENV: "python3 -m slow_analyse"})
+    assert not analysis_off({ANALYSE_ENV: "/usr/bin/nimmt-analyse"})
+    assert analysis_off({ANALYSE_ENV: " off "})
+
+
+def test_a_turning_point_under_one_bullhead_says_bullheads() -> None:
+    worst = {"turn": 3, "kind": "card", "chosen": "55", "best": "12", "loss": 0.5}
+    line = turning_point_line(4, {"seats": [{"rounds": [{"worst": worst}]}]})
+    assert line == ("Round 4's turning point: your 55 on turn 3 cost 0.5 bullheads on "
+                    "average; 12 was the best card.")
+    worst["loss"] = 1.04
+    assert "cost 1.0 bullhead on average" in turning_point_line(
+        4, {"seats": [{"rounds": [{"worst": worst}]}]})
