@@ -18,7 +18,7 @@ import pytest
 
 from nimmt import protocol as P
 from nimmt.engine import AwaitingDeal, FairDeal, Game, Options, deal_round, record_from_game
-from nimmt.engine.records import TableFacts, claim_for, record_from_json
+from nimmt.engine.records import TableFacts, claim_for
 from nimmt.server.records.analyse import progress_bar
 from nimmt.server.records.command import modern_argv, parser
 from nimmt.server.records.replay import main as replay_main
