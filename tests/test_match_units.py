@@ -19,7 +19,7 @@ from nimmt.server.game.io import BotDecided, Disconnected, Reconnected, Who
 from nimmt.server.config import TableSettings
 from nimmt.server.game.match import Match
 
-from test_match import ANN, BOB, WALL, Harness, fixed, standard_deal
+from test_match import ANN, BOB, EVE, WALL, Harness, fixed, standard_deal
 from test_match_over_and_host import over_table
 
 CY = Who(4, "Cy", "human")
@@ -468,3 +468,58 @@ def test_the_bots_table_waits_on_when_its_player_leaves_before_the_game_and_clos
     h.send(BOB, P.Start(id=4))
     out = h.send(BOB, P.Leave(id=5))  # mid-game: the bot does not play on alone
     assert out.closed == "its player left: the bots do not play on for nobody"
+
+
+def read_back(h: Harness) -> Harness:
+    """A copy of ``h``'s match through plain data (JSON), at the same time."""
+    copy = Harness(Match.from_data(json.loads(json.dumps(h.match.to_data()))))
+    copy.now, copy.fallback = h.now, make_strategy(h.match.settings.fallback, 7)
+    h.fallback = make_strategy(h.match.settings.fallback, 7)
+    return copy
+
+
+def test_a_game_read_back_after_a_tie_choice_goes_on_exactly_as_the_original():
+    h = Harness.new(fixed(TIE_DEAL), professional=True)
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=25, id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=81, id=3))
+    h.send(ANN, P.ChooseTie(round=1, turn=1, place=P.Place(row=1, end="left"), id=4))
+    copy = read_back(h)
+    assert copy.match.info() == h.match.info()
+    for harness in (h, copy):
+        harness.got.clear()
+        harness.run_until(100.0)
+    assert copy.got[BOB.id] == h.got[BOB.id] and copy.of(BOB, "revealed")
+
+
+def test_a_spectator_s_watch_and_drop_waiting_for_the_steps_are_kept_as_data():
+    h = Harness.new(fixed(standard_deal(players=2)), step_delay=1.0)
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[0], id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))  # 3 paced steps
+    h.send(EVE, P.Watch(table_id="t1", id=1))  # waits for them
+    h.input(Disconnected(EVE.id, 0.0))  # so does her drop, behind her watch
+    h.input(Reconnected(EVE.id))
+    copy = read_back(h)
+    for harness in (h, copy):
+        harness.got.clear()
+        harness.run_until(5.0)
+        # her watch is answered once the steps are out, then her drop and return are
+        # taken in their order: she is greeted again
+        assert [(t, m.TYPE) for t, m in harness.got[EVE.id]] == [
+            (3.0, "watching"), (3.0, "snapshot"), (3.0, "table_updated")] * 2
+        assert harness.match.members[EVE.id].connected
+    assert copy.match.to_data() == h.match.to_data()
+
+
+def test_the_decision_facts_say_who_decided():
+    h = Harness.new(fixed(standard_deal(players=3)), seats=3, turn_time=10.0)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(BOB, P.Join(table_id="t1", id=1))
+    h.send(ANN, P.AddBot(id=2))
+    h.send(ANN, P.Start(id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=4))
+    h.run_until(10.0)  # Ann's deadline: the fallback commits for her
+    decided = [(f.payload["seat"], f.payload["by"]) for f in h.facts
+               if f.kind == "decision"]
+    assert sorted(decided[:3]) == [(0, "autopilot"), (1, "player"), (2, "bot")]
