@@ -1,0 +1,143 @@
+"""The client's model (client/model.py, model_game.py, model_state.py): what the
+autopilot did in words, what a spectator may do, a goodbye's words, a deadline
+warning of a row choice, a score sheet kept by an earlier run, a round's analysis
+of this game or an earlier one, the cards that could still come (issue 43:
+behaviour the before run of the mutation tests left unpinned)."""
+
+from __future__ import annotations
+
+import pytest
+from test_client_analysis_view import ROUND
+from test_client_model import NAMES, feed, seated_game, texts
+from test_client_support import Clock, table, welcome
+
+from nimmt import protocol as P
+from nimmt.client import TableModel
+from nimmt.client.model_game import autopilot_words
+from nimmt.client.records import GameResult, RoundResult
+
+A = P.Autoplayed
+
+
+@pytest.mark.parametrize(("made", "now", "words"), [
+    ([A(kind="commit", round=2, turn=1, card=46), A(kind="commit", round=2, turn=2, card=52),
+      A(kind="row", round=2, turn=2, card=52, row=1)], 2,
+     "played 46 and 52 and took row 2"),
+    ([A(kind="commit", round=3, turn=t, card=c) for t, c in ((1, 46), (2, 52), (3, 7))], 3,
+     "played 46, 52 and 7"),
+    ([A(kind="commit", round=1, turn=10, card=5), A(kind="commit", round=2, turn=1, card=9),
+      A(kind="row", round=2, turn=1, card=9, row=3)], 2,
+     "played 5 in round 1 and played 9 and took row 4 in round 2"),
+    ([A(kind="tie", round=1, turn=4, card=33, row=0, end="left"),
+      A(kind="tie", round=1, turn=5, card=40, row=2, end="right")], 1,
+     "put 33 before row 1 and 40 after row 3"),
+    ([A(kind="draft", round=1, turn=0, card=12), A(kind="draft", round=1, turn=0, card=3)], 1,
+     "picked 12 and 3"),
+    ([A(kind="commit", round=1, turn=9, card=5)], 2, "played 5 in round 1"),
+    ([A(kind="commit", round=1, turn=9, card=5)], None, "played 5 in round 1"),
+    ([A(kind="commit", round=1, turn=1, card=5), A(kind="row", round=1, turn=1, card=5, row=0),
+      A(kind="commit", round=1, turn=2, card=9)], 1, "played 5, took row 1 and played 9"),
+])
+def test_what_the_autopilot_did_in_words(made: list[P.Autoplayed], now: int | None,
+                                         words: str) -> None:
+    assert autopilot_words(made, now) == f"While you were away the autopilot {words} for you"
+
+
+def test_seated_between_games_says_what_the_autopilot_did() -> None:
+    for status in ("waiting", "over"):
+        m = feed(TableModel(), welcome(), P.Seated(
+            table=table(NAMES, status=status), seat=0,
+            autoplayed=(A(kind="commit", round=10, turn=10, card=104),)))
+        assert texts(m)[-2:] == ["You sit at table t1, seat 1.",
+                                 "While you were away the autopilot played 104 in round 10 "
+                                 "for you."], status
+
+
+def test_a_spectator_may_join_a_free_seat_unless_the_game_is_being_played() -> None:
+    for status, may in (("waiting", True), ("over", True), ("playing", False)):
+        m = feed(TableModel(), welcome(),
+                 P.Watching(table=table(["Ann", None, "Cat"], status=status)))
+        assert ("join" in m.legal_actions()) is may, status
+
+
+def test_a_goodbye_gives_its_message_or_its_reason_in_words() -> None:
+    m = feed(TableModel(), welcome(), P.Goodbye(reason="server_shutdown", message=""))
+    assert texts(m)[-1] == "The server closed the connection: server shutdown."
+    m = feed(TableModel(), welcome(), P.Goodbye(reason="kicked", message="be nice"))
+    assert texts(m)[-1] == "The server closed the connection: be nice."
+
+
+def test_seated_at_another_table_starts_afresh() -> None:
+    m = seated_game()
+    assert m.hand and m.rows
+    feed(m, P.Seated(table=table(["Ann", "Eve"], table_id="t2"), seat=0))
+    assert (m.phase, m.hand, m.scores, m.round) == ("waiting", [], [], 0)
+
+
+def test_a_countdown_shows_what_is_left_of_the_table_s_own_limit() -> None:
+    m = feed(TableModel(), welcome(), P.Seated(
+        table=table(["Ann", "Bob"], countdown=True, point_limit=40), seat=0))
+    feed(m, P.RoundStarted(round=1),
+         P.RoundScored(round=1, penalties=(7, 0), totals=(7, 0)))
+    assert [m.display_total(0), m.display_total(1)] == [33, 40]
+
+
+def test_an_empty_seat_and_a_seat_past_the_table() -> None:
+    m = feed(TableModel(), welcome(), P.Seated(table=table(["Ann", None, "Cat"]), seat=0))
+    assert m.display_total(1) == 0 and m.name_of(1) == "seat 2"
+    assert m.name_of(3) == "seat 4"
+
+
+def test_the_row_choice_s_deadline_warning_moves_its_deadline_not_the_turn_s() -> None:
+    clock = Clock()
+    m = seated_game(clock)
+    turn = m.turn_deadline
+    feed(m, P.RowChoiceRequest(round=1, turn=1, card=3, rows=(0, 1, 2, 3), deadline=1e9,
+                                  remaining=20.0))
+    asked = m.pending.deadline  # type: ignore[union-attr]
+    feed(m, P.DeadlineWarning(kind="row", round=1, turn=1, pick=0, deadline=1e9,
+                              remaining=5.0))
+    assert m.turn_deadline == turn
+    assert m.pending.deadline == clock() + 5.0 != asked  # type: ignore[union-attr]
+
+
+def test_a_score_sheet_kept_by_an_earlier_run_comes_back_at_its_table_only() -> None:
+    scores = [RoundResult(1, (3, 5), (3, 5)), RoundResult(2, (4, 0), (7, 5))]
+    result = GameResult((7, 5), (2, 1), (1,))
+
+    def over(table_id: str) -> P.TableInfo:
+        t = table(["Ann", "Bob"], status="over", table_id=table_id)
+        return t.__class__(**{**{f: getattr(t, f) for f in t.__dataclass_fields__},
+                              "seats": tuple(s.__class__(**{**{f: getattr(s, f) for f in
+                                                               s.__dataclass_fields__},
+                                                            "total": tot})
+                                             for s, tot in zip(t.seats, (7, 5)))})
+    m = TableModel()
+    m.recall("t1", scores, result)
+    feed(m, welcome(), P.Seated(table=over("t1"), seat=0))
+    assert (m.scores, m.result) == (scores, result)
+    m = TableModel()
+    m.recall("t1", scores, result)
+    feed(m, welcome(), P.Seated(table=over("t2"), seat=0))
+    assert m.scores == []  # (the ranking is the table's own: its totals)
+
+
+def test_a_round_s_analysis_is_kept_for_this_game_only_and_the_screen_redrawn() -> None:
+    m = seated_game()
+    version = m.version
+    serial = m.analysis_started(1)
+    assert m.version > version and m.analysed[1].running
+    m.analysis_done(serial, 1, ROUND)
+    assert m.analysed[1].analysis == ROUND
+    assert texts(m)[-1].startswith("Round 1's turning point: your 5 on turn 2 cost 3.3")
+    m.analysis_done(serial - 1, 2, ROUND)  # a round of an earlier game: only logged
+    assert 2 not in m.analysed and texts(m)[-1].startswith("Round 2's turning point")
+
+
+def test_every_card_of_the_deck_not_seen_could_come() -> None:
+    m = seated_game()
+    came = m.could_come()
+    assert min(came) == 1 and max(came) == 103  # (104 is in our hand)
+    assert len(came) == 104 - 10 - 4  # less our hand and the rows
+    m = seated_game(tactic_deck=True)  # 4 players: 44 cards
+    assert max(m.could_come()) == 44 and min(m.could_come()) == 1
