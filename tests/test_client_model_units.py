@@ -12,7 +12,7 @@ from test_client_model import NAMES, feed, seated_game, texts
 from test_client_support import Clock, table, welcome
 
 from nimmt import protocol as P
-from nimmt.client import TableModel
+from nimmt.client import LinkLost, LinkRestored, TableModel
 from nimmt.client.model_game import autopilot_words
 from nimmt.client.records import GameResult, RoundResult
 
@@ -141,3 +141,43 @@ def test_every_card_of_the_deck_not_seen_could_come() -> None:
     assert len(came) == 104 - 10 - 4  # less our hand and the rows
     m = seated_game(tactic_deck=True)  # 4 players: 44 cards
     assert max(m.could_come()) == 44 and min(m.could_come()) == 1
+
+
+def test_back_after_the_seat_s_grace_says_how_long_you_were_away() -> None:
+    clock = Clock()
+    m = seated_game(clock)
+    feed(m, LinkLost("gone"))
+    clock.now += 500.0  # the server keeps a seat 120 s (test_client_support.LIMITS)
+    feed(m, LinkRestored(welcome(resumed=False, token="tok_new_0123456789")))
+    assert texts(m)[-1] == ("You were away 500 s, longer than the server keeps a seat "
+                            "(120 s): you are back in the lobby.")
+
+
+def test_your_own_chat_echo_is_yours_and_a_namesake_s_later_is_not() -> None:
+    m = seated_game()
+    m.said("hi")
+    feed(m, P.ChatMessage(name="Ann", seat=0, text="hi"))
+    assert texts(m)[-1] == "<Ann> hi"
+    feed(m, P.Left(table_id="t1", reason="left"),
+         P.ChatMessage(name="Ann", seat=None, text="hi"))  # in the lobby: another Ann
+    assert texts(m)[-1] == "<Ann (not you)> hi"
+
+
+def test_a_card_that_starts_an_empty_row_names_that_row() -> None:
+    m = seated_game()
+    feed(m, P.RowTaken(seat=1, row=1, cards=(37,), bullheads=1),
+         P.Placed(seat=1, card=40, row=1, end="right"))
+    assert texts(m)[-2:] == ["Bob takes row 2: 37 (1 bullhead).", "Bob's 40 starts row 2."]
+
+
+def test_the_score_sheet_the_server_kept_comes_with_seated() -> None:
+    m = feed(TableModel(), welcome(), P.Seated(table=table(["Ann", "Bob"], status="playing"),
+                                               seat=0, round_penalties=((3, 0), (1, 2))))
+    assert m.scores == [RoundResult(1, (3, 0), (3, 0)), RoundResult(2, (1, 2), (4, 2))]
+
+
+def test_a_countdown_of_a_game_of_rounds_without_a_limit_counts_down_from_66() -> None:
+    m = feed(TableModel(), welcome(), P.Seated(
+        table=table(["Ann", "Bob"], countdown=True, point_limit=None, rounds=3), seat=0))
+    feed(m, P.RoundStarted(round=1), P.RoundScored(round=1, penalties=(7, 0), totals=(7, 0)))
+    assert [m.display_total(0), m.display_total(1)] == [59, 66]
