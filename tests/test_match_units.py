@@ -523,3 +523,34 @@ def test_the_decision_facts_say_who_decided():
     decided = [(f.payload["seat"], f.payload["by"]) for f in h.facts
                if f.kind == "decision"]
     assert sorted(decided[:3]) == [(0, "autopilot"), (1, "player"), (2, "bot")]
+
+
+def test_a_pause_ends_by_itself_after_its_longest_time():
+    h = Harness.new()
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=2), id=1))
+    h.send(ANN, P.AddBot(id=2))
+    h.send(ANN, P.Start(id=3))
+    h.run_until(10.0)
+    h.send(ANN, P.Pause(id=4))
+    h.run_until(609.9)
+    assert h.last(ANN, "clock_paused").paused and h.match.next_wake() == 610.0
+    h.now = 610.0  # one wake-up, not run_until: a pause that never ends would loop
+    h.take(h.match.wake(h.now, WALL + h.now))
+    assert (h.at(ANN, h.last(ANN, "clock_paused")), h.last(ANN, "clock_paused")) == (
+        610.0, P.ClockPaused(paused=False, ends_in=0.0, deadline=WALL + 630.0,
+                             remaining=20.0))
+    h.run_until(700.0)
+    assert h.at(ANN, h.of(ANN, "revealed")[0]) == 630.0
+
+
+def test_the_players_are_told_when_a_spectator_away_too_long_is_removed():
+    h = Harness.new()
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=2), id=1))
+    h.send(EVE, P.Watch(table_id="t1", id=1))
+    h.input(Disconnected(EVE.id, 0.0))
+    h.got[ANN.id].clear()
+    h.run_until(119.9)
+    assert h.got[ANN.id] == []
+    h.run_until(300.0)
+    assert [(t, m.TYPE, m.table.spectators) for t, m in h.got[ANN.id]] == [
+        (120.0, "table_updated", 0)]
