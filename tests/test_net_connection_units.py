@@ -301,8 +301,12 @@ def test_the_last_request_is_the_last_message_other_than_a_ping_or_a_pong():
     async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
         await peer.hello()
         assert conn.last_request == 0.0
-        await trio.sleep(3.0)
-        await peer.send(P.ListTables(id=2))
+        await trio.sleep(2.0)
+        await peer.send(P.ListTables(id=2))  # (a type that sorts before "ping")
+        await trio.sleep(0.5)
+        assert conn.last_request == 2.0
+        await trio.sleep(0.5)
+        await peer.send(P.Queue(seats=2, id=3))  # (and one after "pong")
         await trio.sleep(2.0)
         await peer.send(P.Ping(nonce=1))
         assert await peer.recv() == P.Pong(nonce=1)
@@ -351,6 +355,17 @@ def test_the_first_message_over_the_burst_is_refused_once_and_the_rate_refills()
         assert not conn.closing and server.admission.floods == []
 
     run(test, rate_limit=2)
+
+
+def test_the_burst_is_twice_the_rate():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        for i in range(11):
+            await peer.send(P.ListTables(id=10 + i))
+        assert isinstance(await peer.recv(), P.Error)
+        assert [m.id for _, m in server.lobby.requests] == list(range(10, 20))
+
+    run(test, rate_limit=5)
 
 
 def test_a_flood_of_a_whole_burst_over_the_rate_is_closed_and_its_session_may_not_resume(
@@ -468,7 +483,8 @@ def test_a_hello_in_an_unknown_version_gets_an_error_and_a_goodbye():
         rest = await peer.rest()
         assert [(m.TYPE, getattr(m, "code", getattr(m, "reason", None))) for m in rest] == [
             ("error", "unsupported_version"), ("goodbye", "unsupported_version")]
-        assert rest[1].message == "protocol 99 is not supported; supported: 1, 2, 3, 4"
+        versions = ", ".join(str(v) for v in P.SUPPORTED_VERSIONS)
+        assert rest[1].message == f"protocol 99 is not supported; supported: {versions}"
 
     run(test)
 
@@ -540,6 +556,15 @@ def test_close_sends_a_goodbye_last_and_nothing_after_it():
         conn.close("other")  # once closing, a second close changes nothing
         assert await peer.rest() == [
             P.Ping(nonce=1), P.Goodbye(reason="shutdown", message="the server stops", kept=True)]
+
+    run(test)
+
+
+def test_a_goodbye_says_at_most_500_characters():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        conn.close("shutdown", "x" * 499 + "yz")
+        assert await peer.rest() == [P.Goodbye(reason="shutdown", message="x" * 499 + "y")]
 
     run(test)
 
