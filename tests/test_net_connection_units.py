@@ -172,6 +172,17 @@ def test_no_hello_within_the_hello_timeout_gets_a_goodbye_at_that_second():
     run(test)
 
 
+def test_no_hello_is_what_the_goodbye_says_also_when_the_server_wakes_late():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await trio.sleep(4.5)
+        assert server.clock is not None
+        server.clock.jump(1.0)  # the server was busy past the hello deadline
+        assert await peer.recv() == P.Goodbye(reason="timeout", message="no hello within 5 s")
+        assert peer.times == [5.5]
+
+    run(test)
+
+
 def test_a_hello_just_in_time_is_welcomed_and_the_hello_deadline_is_over():
     async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
         await trio.sleep(4.9)
@@ -391,6 +402,22 @@ def test_a_flood_of_a_whole_burst_over_the_rate_is_closed_and_its_session_may_no
                in r.getMessage() for r in caplog.records)
     assert closed_lines(caplog) == [
         "conn=7 closed: rate_limited (far too many messages) session=4 (sent 3, received 9)"]
+
+
+def test_a_flood_before_hello_is_closed_and_logged_with_no_session_to_hold_back(
+        caplog: pytest.LogCaptureFixture):
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        # messages before hello are refused (unexpected) and still count against the rate
+        await peer.raw(frame({"type": "list_tables"}) * 8)
+        rest = await peer.rest()
+        assert rest[-1] == P.Goodbye(reason="rate_limited", message="far too many messages")
+        assert server.admission.floods == [(None, 0.0)]
+
+    with caplog.at_level(logging.INFO, logger="nimmt.server"):
+        run(test, rate_limit=2)
+    assert [r.getMessage() for r in caplog.records if "flooding" in r.getMessage()] == [
+        "conn=7 from memory closed for flooding; its session may resume in 0 s, its address "
+        "connect in 0 s"]
 
 
 def test_the_hello_is_not_counted_against_the_rate_but_pongs_are():
