@@ -554,3 +554,52 @@ def test_the_players_are_told_when_a_spectator_away_too_long_is_removed():
     h.run_until(300.0)
     assert [(t, m.TYPE, m.table.spectators) for t, m in h.got[ANN.id]] == [
         (120.0, "table_updated", 0)]
+
+
+def test_a_half_second_pause_moves_the_deadline_by_half_a_second():
+    h = Harness.new()
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=2), id=1))
+    h.send(ANN, P.AddBot(id=2))
+    h.send(ANN, P.Start(id=3))
+    h.run_until(10.0)
+    h.send(ANN, P.Pause(id=4))
+    h.run_until(10.5)
+    h.send(ANN, P.Resume(id=5))
+    resumed = h.last(ANN, "clock_paused")
+    assert (resumed.paused, resumed.deadline, resumed.remaining) == (False, WALL + 30.5, 20.0)
+    h.run_until(60.0)
+    assert h.at(ANN, h.of(ANN, "revealed")[0]) == 30.5
+
+
+def test_a_player_back_while_the_steps_are_shown_is_greeted_once_they_are_out():
+    h = Harness.new(fixed(standard_deal(players=2)), step_delay=1.0)
+    h.start_two()
+    h.send(ANN, P.Commit(round=1, turn=1, card=h.hand(ANN)[0], id=3))
+    h.input(Disconnected(ANN.id, 0.0))
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=3))  # 3 paced steps
+    h.got[ANN.id].clear()
+    h.run_until(0.5)
+    h.input(Reconnected(ANN.id))
+    h.run_until(5.0)
+    # nothing until then (a step of a turn her snapshot shows as done), then once
+    assert [(t, m.TYPE) for t, m in h.got[ANN.id]] == [(3.0, "seated"), (3.0, "snapshot")]
+    assert h.last(ANN, "snapshot").turn == 2
+
+
+def test_closing_a_table_tells_each_member_it_is_closed():
+    h = Harness.new()
+    h.start_two()
+    h.send(EVE, P.Watch(table_id="t1", id=1))
+    out = h.match.close("the server stops", 1.0, WALL + 1.0)
+    assert [(member, m) for member, m in out.sends] == [
+        (member, P.Left(table_id="t1", reason="table_closed")) for member in (ANN.id, BOB.id,
+                                                                              EVE.id)]
+    assert out.released == [ANN.id, BOB.id, EVE.id] and out.closed == "the server stops"
+
+
+def test_the_log_of_a_game_s_start_names_no_round_yet(caplog: pytest.LogCaptureFixture):
+    caplog.set_level(logging.INFO, logger="nimmt.server")
+    Harness.new().start_two()
+    lines = [r.getMessage() for r in caplog.records]
+    assert "table=t1 game 1 starts: 0=Ann, 1=Bob" in lines
+    assert "table=t1 round=1 round 1 starts" in lines
