@@ -7,6 +7,7 @@ tests/test_limits_names.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from nimmt.server.config import ServerConfig
 from nimmt.server.ladder.claims import new_key
 from nimmt.server.lobby.lobby import Lobby
 from nimmt.server.lobby.welcome import SERVER_SOFTWARE, reserved_name
+from nimmt.server.sessions.session import Session
+from nimmt.server.storage import AsyncStore, Store, hash_token
 
 E = P.ErrorCode
 V = P.PROTOCOL_VERSION
@@ -351,3 +354,121 @@ def test_a_disconnect_of_a_replaced_connection_leaves_the_session_alone():
         assert session in lobby._in_lobby
 
     run(test)
+
+
+def test_at_the_very_end_of_a_flood_cool_down_a_spent_session_is_told_it_resumed_too_often():
+    async def test(lobby: Lobby) -> None:
+        session = lobby.hello(Link(1), hello("Ann"))
+        meter = session.resumes(0.05, 1, 0.0)
+        assert meter.wait(0.0) == 0.0  # its one resume spent: the next in 20 s
+        meter.flooded(0.0, cooldown=10.0, cooldown_max=30.0)
+        await trio.sleep(10.0)  # the cool-down ends now
+        refused = Link(2)
+        assert lobby.hello(refused, hello("Ann", token=session.token)) is None
+        assert refused.sent[0].message == ("this session has resumed too often: resume it "
+                                           "again in 10 s")
+
+    run(test, resume_burst=1, resume_rate=0.05)
+
+
+# ------------------------------------------------------------------ restored seats
+def test_a_seat_brought_back_from_the_database_is_resumed_by_its_token():
+    async def test(lobby: Lobby) -> None:
+        token = "r" * 32
+        seat = Session(9, "", "Ann", "human")
+        seat.restored_hash, seat.seat, seat.lost_at = hash_token(token), 1, 0.0
+        seat.table = table = FakeTable()
+        lobby._restored[seat.restored_hash] = seat
+        stranger = Link(1)
+        lobby.hello(stranger, hello("Bob", token="s" * 32))
+        assert stranger.types() == ["error", "welcome"]  # a token nobody had
+        link = Link(2)
+        assert lobby.hello(link, hello("Ann", token=token, mid=3)) is seat
+        welcome = welcome_of(link)
+        assert (welcome.resumed, welcome.token, welcome.name, welcome.re) == (True, token, "Ann", 3)
+        assert seat.token == token and lobby.sessions[token] is seat and lobby._restored == {}
+        assert table.events == [("resumed", 9)]
+
+    run(test)
+
+
+# ------------------------------------------------------------------ claims on disk
+def run_with_store(tmp_path: Path, test: Any) -> None:
+    async def main() -> None:
+        astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
+        try:
+            async with trio.open_nursery() as nursery:
+                lobby = Lobby(ServerConfig(), nursery)
+                lobby.store = astore
+                await lobby.ladder.load(astore)
+                with trio.fail_after(30):
+                    await test(lobby, astore)
+                nursery.cancel_scope.cancel()
+        finally:
+            await astore.aclose()
+
+    trio.run(main)
+
+
+async def answered(link: Link, count: int = 1) -> None:
+    while len(link.sent) < count:
+        await trio.sleep(0.01)
+
+
+def test_a_new_claim_is_welcomed_as_claimed_only_once_it_is_on_disk(tmp_path: Path):
+    async def test(lobby: Lobby, astore: AsyncStore) -> None:
+        link = Link(1)
+        session = lobby.hello(link, hello("Ann", key=new_key(), mid=2))
+        assert link.sent == [] and session is not None  # the write first
+        await answered(link)
+        welcome = welcome_of(link)
+        assert (welcome.claimed, welcome.name, welcome.re) == (True, "Ann", 2)
+        assert session.claimed and session in lobby._in_lobby
+        rows = await astore.ladder_read(lambda db: db.execute(
+            "SELECT name FROM claims").fetchall())
+        assert [tuple(r) for r in rows] == [("Ann",)]
+
+    run_with_store(tmp_path, test)
+
+
+def test_a_claim_storage_does_not_take_is_welcomed_unclaimed_with_a_notice_and_kept_later(
+        tmp_path: Path):
+    async def test(lobby: Lobby, astore: AsyncStore) -> None:
+        key = new_key()
+        astore.store._db.execute("PRAGMA query_only = 1")
+        link = Link(1)
+        session = lobby.hello(link, hello("Ann", key=key))
+        await answered(link, 2)
+        welcome, notice = link.sent
+        assert (welcome.TYPE, welcome.claimed, welcome.name) == ("welcome", False, "Ann")
+        assert not session.claimed
+        assert (notice.TYPE, notice.name, notice.seat) == ("chat_message", "server", None)
+        assert notice.text.startswith("server notice: the database takes no writes now, so "
+                                      "your claim of 'Ann' is not on disk and you are not "
+                                      "welcomed as claimed")
+        # nobody else may take the name meanwhile
+        other = Link(2)
+        assert lobby.hello(other, hello("ann")) is None and other.sent[0].code == E.NAME_CLAIMED
+        lobby.disconnected(link)
+        astore.store._db.execute("PRAGMA query_only = 0")
+        await astore.retry()
+        again = Link(3)
+        lobby.hello(again, hello("Ann", key=key))  # the claim's write is tried again
+        await answered(again)
+        assert welcome_of(again).claimed and again.types() == ["welcome"]
+        assert lobby.ladder.unsaved("Ann") is None
+
+    run_with_store(tmp_path, test)
+
+
+def test_a_client_gone_before_its_claim_is_on_disk_is_told_nothing(tmp_path: Path):
+    async def test(lobby: Lobby, astore: AsyncStore) -> None:
+        link = Link(1)
+        lobby.hello(link, hello("Ann", key=new_key()))
+        lobby.disconnected(link)
+        for _ in range(50):
+            await trio.sleep(0.01)
+        assert link.sent == []
+        assert lobby.ladder.claims.is_claimed("Ann")
+
+    run_with_store(tmp_path, test)
