@@ -198,6 +198,24 @@ def test_a_session_at_no_table_can_be_resumed_until_its_grace_ends_and_not_at_th
     run(test, reconnect_grace=60.0)
 
 
+def test_a_session_nobody_can_resume_is_forgotten_also_after_hellos_during_its_grace():
+    async def test(lobby: Lobby) -> None:
+        link = Link(1)
+        session = lobby.hello(link, hello("Ann"))
+        await trio.sleep(30.0)
+        lobby.disconnected(link)  # lost at 30: resumable until 90
+        for cid in range(2, 5):  # others come and go meanwhile
+            await trio.sleep(10.0)
+            other = Link(cid)
+            lobby.hello(other, hello(f"Guest{cid}"))
+        assert session.token in lobby.sessions
+        await trio.sleep(60.0)  # 120: past its grace
+        lobby.hello(Link(9), hello("Late"))  # (a hello prunes the sessions)
+        assert session.token not in lobby.sessions
+
+    run(test, reconnect_grace=60.0)
+
+
 def test_a_session_at_a_table_waits_for_its_player_however_long():
     async def test(lobby: Lobby) -> None:
         link = Link(1)
@@ -264,6 +282,7 @@ def test_a_session_closed_for_flooding_is_told_so_when_it_comes_back_too_soon():
 def test_a_key_claims_the_name_and_the_holder_comes_back_as_claimed_under_its_spelling():
     async def test(lobby: Lobby) -> None:
         key = new_key()
+        lobby.hello(Link(9), hello("Bob"))  # another player online, unclaimed
         first = Link(1)
         session = lobby.hello(first, hello("Ann", key=key))
         assert welcome_of(first).claimed and session.claimed
@@ -417,6 +436,9 @@ async def answered(link: Link, count: int = 1) -> None:
 
 def test_a_new_claim_is_welcomed_as_claimed_only_once_it_is_on_disk(tmp_path: Path):
     async def test(lobby: Lobby, astore: AsyncStore) -> None:
+        plain = Link(5)
+        lobby.hello(plain, hello("Bob"))  # no claim: welcomed at once
+        assert plain.types() == ["welcome"]
         link = Link(1)
         session = lobby.hello(link, hello("Ann", key=new_key(), mid=2))
         assert link.sent == [] and session is not None  # the write first
