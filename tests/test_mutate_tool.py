@@ -51,6 +51,18 @@ def test_line_ranges() -> None:
         mutate.line_range("x-3")
 
 
+def in_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The scratch copy the mutants run in holds SOURCE; the checkout holds someone's
+    unfinished edit of it (a line added on top: every annotation a line lower). The
+    spans must be read from the copy (``--committed``: the copy is the last commit)."""
+    monkeypatch.setattr(mutate, "ROOT", tmp_path)
+    (tmp_path / "m.py").write_text("import os\n" + SOURCE)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "m.py").write_text(SOURCE)
+    return tree
+
+
 def write_session(session: Path, tree: Path, specs: list[tuple[str, int, int]]) -> None:
     """A cosmic-ray session's two tables, with only the columns the tool reads."""
     db = sqlite3.connect(session)
@@ -78,9 +90,7 @@ def test_a_sample_keeps_exactly_n_of_the_mutants_left_the_same_for_a_seed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A sample is taken after the annotations and lines are left out, never from them;
     the same seed keeps the same mutants whatever order cosmic-ray stored them in."""
-    monkeypatch.setattr(mutate, "ROOT", tmp_path)
-    (tmp_path / "m.py").write_text(SOURCE)
-    tree = tmp_path / "tree"
+    tree = in_copy(tmp_path, monkeypatch)
     code = [(f"j{k}", 5, 22 + k) for k in range(12)]  # line 5 from column 22: code
     runs = []
     for order in (code, code[::-1], code, code):
@@ -100,9 +110,7 @@ def test_a_sample_keeps_exactly_n_of_the_mutants_left_the_same_for_a_seed(
 
 def test_mutants_in_annotations_or_outside_the_lines_are_dropped_before_they_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mutate, "ROOT", tmp_path)
-    (tmp_path / "m.py").write_text(SOURCE)
-    tree = tmp_path / "tree"
+    tree = in_copy(tmp_path, monkeypatch)
     session = tmp_path / "session.sqlite"
     db = sqlite3.connect(session)
     specs = [("a", 4, 20), ("b", 5, 24), ("c", 4, 47), ("d", 6, 12), ("e", 5, 15)]

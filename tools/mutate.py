@@ -101,7 +101,7 @@ def drop_mutants(session: Path, tree: Path, modules: list[str], lines: tuple[int
     """Take out of the session, before they run, the mutants inside annotations and those
     outside ``lines``, then all but a random ``sample`` of the rest (the same ones for
     the same seed and source): how many were taken out."""
-    spans = {str(tree / m): annotation_spans(ROOT / m) for m in modules}
+    spans = {str(tree / m): annotation_spans(tree / m) for m in modules}
     low, high = lines
     db = sqlite3.connect(session)
     try:
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                           capture_output=True, text=True, check=True).stdout
     if args.json:
         args.json.write_text(dump, encoding="utf-8")
-    spans = {str(tree / m): annotation_spans(ROOT / m) for m in args.modules}
+    spans = {str(tree / m): annotation_spans(tree / m) for m in args.modules}
     killed = survived = equivalent = 0
     for line in dump.splitlines():
         item, result = json.loads(line)
