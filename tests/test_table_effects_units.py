@@ -310,6 +310,7 @@ def test_a_waiting_table_s_seat_without_a_token_is_free() -> None:
     (stored((), settings={"table": {**asdict(SETTINGS), "seats": 11}}),
      "table t4: its stored settings cannot be used: "),
     (stored((player(3, "Dan"),)), "table t4: no seat 3"),
+    (stored((player(4, "Eve"),)), "table t4: no seat 4"),
     (stored((player(-1, "Dan"),)), "table t4: no seat -1"),
 ])
 def test_a_stored_table_that_cannot_be_used_says_why(table, message) -> None:
