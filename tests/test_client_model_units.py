@@ -181,3 +181,41 @@ def test_a_countdown_of_a_game_of_rounds_without_a_limit_counts_down_from_66() -
         table=table(["Ann", "Bob"], countdown=True, point_limit=None, rounds=3), seat=0))
     feed(m, P.RoundStarted(round=1), P.RoundScored(round=1, penalties=(7, 0), totals=(7, 0)))
     assert [m.display_total(0), m.display_total(1)] == [59, 66]
+
+
+def test_back_in_the_commit_phase_this_turn_s_autoplayed_card_is_not_told() -> None:
+    m = seated_game()
+    feed(m, LinkLost("gone"), LinkRestored(welcome(resumed=True)))
+    playing = table(NAMES, status="playing")
+    feed(m, P.Seated(table=playing, seat=0, autoplayed=(
+        A(kind="commit", round=1, turn=1, card=3), A(kind="commit", round=1, turn=2, card=14))),
+         P.Snapshot(table=playing, seat=0, round=1, turn=2, phase="commit",
+                    hand=(14, 21, 50, 60, 70, 80, 90, 100, 104), commit=14,
+                    rows=((3, 12), (37,), (43,), (58,)), deadline=1e9, remaining=9.0,
+                    committed=(0,), revealed=(), draft_pool=(), draft_picks=(), pending=None))
+    # the 14 of turn 2 is still ours to replace: only turn 1's 3 is the autopilot's
+    assert texts(m)[-1] == "While you were away the autopilot played 3 for you."
+
+
+def test_a_player_s_round_goes_to_the_analysis_or_says_why_not_a_spectator_s_does_not() -> None:
+    m = feed(TableModel(), welcome(), P.Seated(table=table(["Ann", "Bob"], status="playing"),
+                                               seat=0),
+             P.RoundScored(round=1, penalties=(3, 0), totals=(3, 0)))
+    assert (m.to_analyse, m.not_to_analyse) == (
+        [], [(1, "this client did not see the whole of it")])
+    m = feed(TableModel(), welcome(), P.Watching(table=table(["Ann", "Bob"], status="playing")),
+             P.RoundScored(round=1, penalties=(3, 0), totals=(3, 0)))
+    assert (m.to_analyse, m.not_to_analyse) == ([], [])
+
+
+def test_a_kept_ranking_of_other_totals_is_not_brought_back() -> None:
+    m = TableModel()
+    m.recall("t1", [RoundResult(1, (1, 2), (1, 2))], GameResult((1, 2), (1, 2), (0,)))
+    over = table(["Ann", "Bob"], status="over")
+    over = over.__class__(**{**{f: getattr(over, f) for f in over.__dataclass_fields__},
+                             "seats": tuple(s.__class__(**{**{f: getattr(s, f) for f in
+                                                              s.__dataclass_fields__},
+                                                           "total": t})
+                                            for s, t in zip(over.seats, (7, 5)))})
+    feed(m, welcome(), P.Seated(table=over, seat=0))
+    assert m.result is not None and m.result.totals == (7, 5) and m.scores == []

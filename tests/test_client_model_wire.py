@@ -7,11 +7,13 @@ survivors were many such comparisons)."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
 import test_client_details as details
 import test_client_model as model
+import test_client_model_units as units
 
 from nimmt import protocol as P
 from nimmt.client import TableModel
@@ -46,6 +48,8 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> None:
 
 MODEL = [name for name in dir(model) if name.startswith("test_")]
 DETAILS = [name for name in dir(details) if name.startswith("test_")]
+UNITS = [name for name in dir(units) if name.startswith("test_")
+         and not inspect.signature(getattr(units, name)).parameters]
 
 
 @pytest.mark.parametrize("name", MODEL)
@@ -56,3 +60,8 @@ def test_the_model_s_tests_hold_with_decoded_messages(name: str) -> None:
 @pytest.mark.parametrize("name", DETAILS)
 def test_the_client_details_hold_with_decoded_messages(name: str) -> None:
     getattr(details, name)()
+
+
+@pytest.mark.parametrize("name", UNITS)
+def test_the_model_units_hold_with_decoded_messages(name: str) -> None:
+    getattr(units, name)()
