@@ -219,3 +219,10 @@ def test_a_kept_ranking_of_other_totals_is_not_brought_back() -> None:
                                             for s, t in zip(over.seats, (7, 5)))})
     feed(m, welcome(), P.Seated(table=over, seat=0))
     assert m.result is not None and m.result.totals == (7, 5) and m.scores == []
+
+
+def test_with_draft_only_the_cards_the_others_picked_could_come() -> None:
+    m = feed(TableModel(), welcome(), P.Seated(table=table(["Ann", "Bob"], draft=True), seat=0),
+             P.RoundStarted(round=1))
+    m.draft_picks = [(0, 7), (1, 8), (0, 9), (1, 3)]
+    assert m.could_come() == frozenset({3, 8})
