@@ -288,8 +288,9 @@ def test_tab_turns_the_sheet_to_tonight_and_back_and_a_round_end_opens_the_round
         await h.feed(P.Seated(table=table(NAMES), seat=0), *game((3, 0, 7)))
         await h.keys("\t")
         assert (h.c.ui.sheet_open, h.c.ui.sheet_page) == (True, evening_sheet.TONIGHT)
-        await h.keys(DOWN)  # (the page fits: nothing to scroll)
-        assert h.c.ui.sheet_scroll == 0 and h.c.ui.sheet_page == evening_sheet.TONIGHT
+        await h.keys(DOWN)  # (the page fits: nothing to scroll, once it is redrawn)
+        await h.until(lambda: h.c.ui.sheet_scroll == 0, "the page redrawn at its top")
+        assert h.c.ui.sheet_page == evening_sheet.TONIGHT
         await h.keys("\t")
         assert h.c.ui.sheet_page == 0
         await h.keys("\t")
