@@ -111,7 +111,8 @@ def test_a_hello_gets_a_new_session_its_token_and_the_servers_limits():
 
 # (a name with control characters, blank or over 32 characters is refused by the
 # protocol before the lobby sees it: tests/test_protocol.py)
-@pytest.mark.parametrize("asked, shown", [("  Ann  ", "Ann"), (" " + "A" * 31, "A" * 31)])
+@pytest.mark.parametrize("asked, shown", [("  Ann  ", "Ann"), (" " + "A" * 31, "A" * 31),
+                                          ("B" * 32, "B" * 32)])
 def test_the_name_is_trimmed(asked, shown):
     async def test(lobby: Lobby) -> None:
         link = Link(1)
@@ -216,6 +217,22 @@ def test_a_session_nobody_can_resume_is_forgotten_also_after_hellos_during_its_g
     run(test, reconnect_grace=60.0)
 
 
+def test_a_player_who_leaves_a_table_long_after_dropping_is_forgotten_at_once():
+    async def test(lobby: Lobby) -> None:
+        link = Link(1)
+        session = lobby.hello(link, hello("Ann"))
+        session.table = FakeTable()
+        lobby.disconnected(link)  # lost at 0, its seat waits for it
+        await trio.sleep(100.0)
+        session.table = None
+        lobby.after_leave(session)  # the table let it go: its grace ended at 60
+        await trio.sleep(1.0)
+        lobby.hello(Link(2), hello("Bob"))
+        assert session.token not in lobby.sessions
+
+    run(test, reconnect_grace=60.0)
+
+
 def test_a_session_at_a_table_waits_for_its_player_however_long():
     async def test(lobby: Lobby) -> None:
         link = Link(1)
@@ -264,6 +281,21 @@ def test_resumes_beyond_the_burst_are_refused_saying_when_to_try_again():
     run(test, resume_burst=3, resume_rate=0.5)
 
 
+def test_a_wait_under_a_second_is_told_as_one_second():
+    async def test(lobby: Lobby) -> None:
+        session = lobby.hello(Link(1), hello("Ann"))
+        assert lobby.hello(Link(2), hello("Ann", token=session.token)) is session
+        refused = Link(3)
+        assert lobby.hello(refused, hello("Ann", token=session.token)) is None
+        assert refused.sent[0].message.endswith("resume it again in 1 s")  # 0.25 s in fact
+        lobby.hello(Link(4), hello("Bob", key=new_key()))
+        late = Link(5)
+        lobby.hello(late, hello("Cy", key=new_key()))
+        assert "claim this one in 1 s," in late.sent[0].message  # 0.5 s in fact
+
+    run(test, resume_burst=1, resume_rate=4.0, claim_burst=1, claim_interval=0.5)
+
+
 def test_a_session_closed_for_flooding_is_told_so_when_it_comes_back_too_soon():
     async def test(lobby: Lobby) -> None:
         session = lobby.hello(Link(1), hello("Ann"))
@@ -286,6 +318,10 @@ def test_a_key_claims_the_name_and_the_holder_comes_back_as_claimed_under_its_sp
         first = Link(1)
         session = lobby.hello(first, hello("Ann", key=key))
         assert welcome_of(first).claimed and session.claimed
+        assert session in lobby._in_lobby  # it hears of the lobby's tables
+        zoe = Link(8)
+        lobby.hello(zoe, hello("Zoe", key=new_key()))  # a name that sorts after "player"
+        assert welcome_of(zoe).claimed and zoe.types() == ["welcome"]
         lobby.disconnected(first)
         again = Link(2)
         lobby.hello(again, hello("aNN", key=key))
