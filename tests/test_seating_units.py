@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
@@ -338,3 +339,89 @@ def test_the_pace_is_the_players_or_the_servers_least_whichever_is_slower_and_bo
         assert {o[2].unwatched_step_delay for o in lobby.opened} == {0.5}
 
     run(test, ladder_step_delay=0.5, bot_level="hard")
+
+
+def test_a_server_with_room_for_three_more_tables_opens_exactly_three():
+    async def test(desk: QueueDesk, lobby: FakeLobby) -> None:
+        lobby.tables["T0"] = FakeTable("T0")  # one of the 4 open
+        lobby.tables["Tx"] = closed = FakeTable("Tx")
+        closed.closed = True  # a closed one takes no room
+        people = [player(f"P{i}", f"10.0.1.{i}") for i in range(10)]
+        for p in people:
+            desk.request(p, queue(seats=2))
+        await trio.sleep(0.1)
+        assert len(lobby.opened) == 3
+        assert [e[0] for e in lobby.entered] == [f"P{i}" for i in range(6)]
+        assert said(people[9])[-1].server_full is True  # told the server is full now
+
+    run(test, max_tables=4)
+
+
+def test_a_server_over_its_table_cap_is_full_and_one_with_room_for_one_is_not():
+    async def test(desk: QueueDesk, lobby: FakeLobby) -> None:
+        for tid in ("A", "B"):
+            lobby.tables[tid] = FakeTable(tid)
+        ann = player("Ann")
+        desk.request(ann, queue(seats=3))
+        assert said(ann)[-1].server_full is True  # 2 open, the cap lowered to 1
+        await trio.sleep(2.0)  # the queue's task looks again: still full
+        assert [m.server_full for m in said(ann)] == [True]
+        lobby.config = ServerConfig(max_tables=3)  # room for one more
+        bob = player("Bob")
+        desk.request(bob, queue(seats=3))
+        assert said(bob)[-1].server_full is False
+
+    run(test, max_tables=1)
+
+
+def test_a_name_queued_from_a_newer_connection_refuses_the_older_one_too():
+    async def test(desk: QueueDesk, lobby: FakeLobby) -> None:
+        older = player("BOB", "10.0.0.2")  # its session began first (a smaller id)
+        newer = player("Bob")
+        desk.request(newer, queue())
+        desk.request(older, queue(mid=4))
+        assert said(older)[0].code == E.NOT_ALLOWED and not desk.queued(older)
+
+    run(test)
+
+
+def test_entries_are_counted_by_their_exact_address():
+    async def test(desk: QueueDesk, lobby: FakeLobby) -> None:
+        desk.request(player("Ann", "10.0.0.1"), queue(seats=4))
+        desk.request(player("Bob", "10.0.0.9"), queue(seats=4))
+        me = player("Cy", "10.0.0.5")
+        assert desk.queued_from("10.0.0.5", me) == 0
+        assert desk.queued_from("10.0.0.9", me) == 1
+
+    run(test)
+
+
+def test_a_refusal_that_says_much_is_cut_at_500_characters():
+    async def test(desk: QueueDesk, lobby: FakeLobby) -> None:
+        lobby.refuse = "x" * 600
+        ann = player("Ann")
+        desk.request(ann, queue())
+        assert said(ann)[0].message == "x" * 500
+
+    run(test)
+
+
+def test_the_wait_left_before_bots_is_told_under_a_second_and_never_below_zero():
+    async def test(desk: QueueDesk, lobby: FakeLobby) -> None:
+        ann, bob, cy = player("Ann"), player("Bob"), player("Cy")
+        desk.request(ann, queue(seats=4, fill_after=1.6))
+        desk.request(bob, queue(seats=4, fill_after=30.0))
+        desk.request(cy, queue(seats=4, fill_after=30.0))
+        await trio.sleep(0.5)
+        desk.remove(bob)  # Ann's standing changes: told at 1.0 s, 0.6 s before her bots
+        await trio.sleep(0.55)
+        at, queued = ann.client.sent[-1]  # type: ignore[union-attr]
+        assert (at, queued.waiting, queued.server_full) == (1.0, 2, True)
+        assert queued.fill_in == pytest.approx(0.6)
+        await trio.sleep(0.95)  # 2.0: her bots are due, but the server is full
+        desk.remove(cy)
+        await trio.sleep(0.1)
+        at, queued = ann.client.sent[-1]  # type: ignore[union-attr]
+        assert (at, queued.waiting, queued.fill_in) == (2.0, 1, 0.0)
+
+    run(test, max_tables=0)
