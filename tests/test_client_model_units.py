@@ -226,3 +226,61 @@ def test_with_draft_only_the_cards_the_others_picked_could_come() -> None:
              P.RoundStarted(round=1))
     m.draft_picks = [(0, 7), (1, 8), (0, 9), (1, 3)]
     assert m.could_come() == frozenset({3, 8})
+
+
+def _back_in_round_2(m: TableModel, our_total: int) -> None:
+    """A drop in round 2 (3 bullheads before it), back at turn 2 in the commit phase."""
+    feed(m, P.RoundScored(round=1, penalties=(3, 0, 0, 0), totals=(3, 0, 0, 0)),
+         P.RoundStarted(round=2), LinkLost("gone"), LinkRestored(welcome(resumed=True)))
+    playing = table(NAMES, status="playing")
+    playing = playing.__class__(**{**{f: getattr(playing, f) for f in
+                                      playing.__dataclass_fields__},
+                                   "seats": tuple(s.__class__(**{**{f: getattr(s, f) for f in
+                                                                    s.__dataclass_fields__},
+                                                                 "total": t})
+                                                  for s, t in zip(playing.seats,
+                                                                  (our_total, 0, 1, 0)))})
+    feed(m, P.Seated(table=playing, seat=0, autoplayed=(A(kind="commit", round=2, turn=1,
+                                                           card=3),)),
+         P.Snapshot(table=playing, seat=0, round=2, turn=2, phase="commit", hand=(14,),
+                    commit=None, rows=((3, 12), (37,), (43,), (58,)), deadline=1e9,
+                    remaining=9.0, committed=(), revealed=(), draft_pool=(), draft_picks=(),
+                    pending=None))
+
+
+def test_back_after_a_drop_says_the_bullheads_taken_meanwhile() -> None:
+    m = seated_game()
+    _back_in_round_2(m, 8)
+    assert texts(m)[-1] == ("While you were away the autopilot played 3 for you "
+                            "(you took 5 bullheads).")
+
+
+def test_a_drop_while_the_snapshot_s_turn_runs_leaves_the_clock_unknown() -> None:
+    m = seated_game()
+    _back_in_round_2(m, 8)
+    assert not m.clock_unknown
+    feed(m, LinkLost("again"))
+    assert m.clock_unknown
+
+
+def test_the_log_keeps_the_latest_500_lines() -> None:
+    m = TableModel()
+    for k in range(600):
+        m.note(f"line {k}")
+    assert len(m.log) == 500
+    assert (m.log[0].text, m.log[-1].text) == ("line 100", "line 599")
+
+
+def test_a_kept_score_sheet_comes_back_to_a_game_still_being_played() -> None:
+    scores = [RoundResult(1, (3, 5), (3, 5)), RoundResult(2, (4, 0), (7, 5))]
+    m = TableModel()
+    m.recall("t1", scores, None)
+    playing = table(["Ann", "Bob"], status="playing")
+    playing = playing.__class__(**{**{f: getattr(playing, f) for f in
+                                      playing.__dataclass_fields__},
+                                   "seats": tuple(s.__class__(**{**{f: getattr(s, f) for f in
+                                                                    s.__dataclass_fields__},
+                                                                 "total": t})
+                                                  for s, t in zip(playing.seats, (7, 5)))})
+    feed(m, welcome(), P.Seated(table=playing, seat=0))
+    assert m.scores == scores
