@@ -159,3 +159,77 @@ async def test_a_bug_in_the_upkeep_is_logged_and_the_next_part_comes_50_ms_later
         assert parts == [0.05] and rows(path, "facts", "t1") == 3  # p0, p2, p4 moved
         nursery.cancel_scope.cancel()
     await astore.aclose()
+
+
+def test_a_group_of_writes_frees_a_seat_and_appends_facts_each_as_asked(tmp_path: Path) -> None:
+    """A group write runs each call as its own kind: a ``free_seat`` (two arguments,
+    like an ``append``) frees the seat, it is not taken for facts."""
+    from nimmt.server.storage import seat_fact
+    with Store.open(tmp_path / "nimmt.db") as store:
+        store.create_table("t1", "One", {}, {})
+        store.set_seat("t1", 0, "Ann", "human")
+        store.set_seat("t1", 1, "Bob", "human")
+        results, error = store.write_group([("free_seat", ("t1", 1), {}),
+                                            ("append", ("t1", [seat_fact(1, None)]), {})])
+        assert (results, error) == ([(None, None), (1, None)], None)  # append: its last seq
+        seats = store._db.execute("SELECT seat, name FROM seats WHERE table_id = 't1'").fetchall()
+        assert seats == [(0, "Ann")]
+        assert [f.payload for f in store.facts("t1")] == [
+            {"seat": 1, "name": None, "kind": None, "strategy": None}]
+
+
+def test_a_migration_that_fails_says_which_version_the_file_was_left_at(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nimmt.server.storage import DatabaseUnreadable, SCHEMA_VERSION, opening
+    path = tmp_path / "old.db"
+    Store.open(path).close()
+    with sqlite3.connect(path) as db:  # as an older nimmt left it
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    db.close()
+    monkeypatch.setitem(opening.MIGRATIONS, SCHEMA_VERSION, ["INSERT INTO no_such_table VALUES (1)"])
+    with pytest.raises(DatabaseUnreadable) as e:
+        Store.open(path)
+    assert str(e.value).endswith(
+        f"cannot bring {path} up to database version {SCHEMA_VERSION} (no such table: "
+        f"no_such_table); it was left at version {SCHEMA_VERSION - 1}. Free some disk space, "
+        "or use another file with --db PATH.")
+    monkeypatch.setitem(opening.MIGRATIONS, 1, ["INSERT INTO no_such_table VALUES (1)"])
+    new = tmp_path / "new.db"
+    with pytest.raises(DatabaseUnreadable) as e:
+        Store.open(new)
+    assert str(e.value).endswith(
+        f"cannot create the database {new} (no such table: no_such_table): free some disk "
+        "space, or use another file with --db PATH.")
+    assert not new.exists()
+
+
+def test_a_file_it_may_not_write_is_opened_for_reading_with_the_problem_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Root may write any file, so the refusal is made by hand.) An up-to-date file
+    that cannot be written is still read: nimmt-replay shows its games."""
+    path = tmp_path / "nimmt.db"
+    Store.open(path).close()
+
+    def refused(*args, **kwargs):
+        e = sqlite3.OperationalError("attempt to write a readonly database")
+        e.sqlite_errorcode = 8  # SQLITE_READONLY
+        raise e
+
+    monkeypatch.setattr(store_module, "prepare", refused)
+    store = Store.open(path)
+    try:
+        assert store.problem is not None and store.problem.reason == "read_only"
+        assert str(store.problem).endswith(f"{path} is read-only: nothing more can be saved")
+    finally:
+        store.close()
+
+
+def test_the_database_is_the_file_named_whatever_its_characters(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "a b%20c#d?e.db"
+    Store.open(path).close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name, path.name + ".lock"]
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] > 0
+    db.close()
