@@ -20,20 +20,11 @@ from test_client_restarts import ServerProcess, pump, start
 
 from nimmt import protocol as P
 from nimmt.client import ClientConnection, TableModel
-from nimmt.client.sessions import STATE_DIR_ENV, SessionStore
+from nimmt.client.sessions import SessionStore
 from nimmt.client.tui.controller import Controller
 from nimmt.client.tui.sheets import score_lines
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM to a child")
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """One OS account's home folder: the client keeps its sessions under it."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv(STATE_DIR_ENV, raising=False)
-    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
-    return tmp_path
 
 
 def sheet_rows(model: TableModel, conn: ClientConnection) -> list[str]:

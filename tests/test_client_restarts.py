@@ -28,20 +28,11 @@ from nimmt import protocol as P
 from nimmt.client import ClientConnection, TableModel
 from nimmt.client.cli import open_session, parse_args
 from nimmt.client.keep import TableKeeper
-from nimmt.client.sessions import STATE_DIR_ENV, SessionStore
+from nimmt.client.sessions import SessionStore
 from nimmt.client.tui.app import run_tui
 from nimmt.client.tui.controller import Controller
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM to a child")
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """One OS account's home folder: the client keeps its files under it."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv(STATE_DIR_ENV, raising=False)
-    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
-    return tmp_path
 
 
 async def pump(conn: ClientConnection, model: TableModel, done: Callable[[], bool],
