@@ -32,6 +32,18 @@ def test_the_choices_fit_the_panel_s_width_and_each_line_holds_as_many_choices_a
     assert [line.count("±") for line in grid] == [3, 3, 3, 1]
 
 
+def test_every_line_of_the_panel_fits_however_narrow_the_panel_is() -> None:
+    """Beside the board (150 columns and more) the panel is the log's column, from 40
+    columns on: the decision's summary and the legend take a shorter wording, never
+    a wider line."""
+    _, a = _bob_analysed()
+    for width in range(40, 101):
+        for step in sorted(a.at_step):
+            lines = _text(panel_lines(a, step, width))[1:]  # (the title is a rule)
+            assert all(get_cwidth(line) <= width for line in lines), (width, step, lines)
+    assert _text(panel_lines(a, 1, 40))[1] == " played 34 · loss 1.95: INACCURACY"
+
+
 def test_the_legend_is_shortened_only_when_it_does_not_fit() -> None:
     _, a = _bob_analysed()
     long = get_cwidth(LEGEND)

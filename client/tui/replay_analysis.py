@@ -72,18 +72,35 @@ def _title(a: ReplayAnalysis, step: int, width: int) -> Frags:
     return _rule(fit, width)
 
 
-def _summary(d: AnalysedDecision) -> Frags:
+def _summary(d: AnalysedDecision, width: int) -> Frags:
+    """The decision in one line: the first of its wordings that fits ``width`` (with a
+    column to spare, as the legend)."""
+    width -= 1
     made = d.made
     did = f" {_DONE[d.kind]} {made.label}"
     if len(d.choices) == 1:
-        return [("", f"{did}, the only choice: {made.expected:.2f} ±{made.ci95:.2f} "
-                 "bullheads expected to the round's end")]
+        return [("", _fitting(width, (
+            f"{did}, the only choice: {made.expected:.2f} ±{made.ci95:.2f} "
+            "bullheads expected to the round's end",
+            f"{did}, the only choice: {made.expected:.2f} ±{made.ci95:.2f} expected",
+            f"{did}, the only choice")))]
     if made.label == d.best:
-        return [("", f"{did}, the best · loss 0")]
-    out: Frags = [("", f"{did} · best {d.best} · loss {d.loss:.2f} ±{d.loss_ci95:.2f}")]
+        return [("", _fitting(width, (f"{did}, the best · loss 0", f"{did}: best")))]
+    mark = f": {d.mark.upper()}" if d.mark else ""
+    head = _fitting(width - get_cwidth(mark), (
+        f"{did} · best {d.best} · loss {d.loss:.2f} ±{d.loss_ci95:.2f}",
+        f"{did} · best {d.best} · loss {d.loss:.2f}",
+        f"{did} · loss {d.loss:.2f}"))
+    out: Frags = [("", head)]
     if d.mark:
         out += [("", ": "), (_MARK_STYLE.get(d.mark, ""), d.mark.upper())]
     return out
+
+
+def _fitting(width: int, wordings: tuple[str, ...]) -> str:
+    """The first of ``wordings`` (longest first) that fits in ``width`` columns, else
+    the last (the panel is never narrower than the shortest)."""
+    return next((w for w in wordings if get_cwidth(w) <= width), wordings[-1])
 
 
 def _grid(d: AnalysedDecision, width: int) -> list[str]:
@@ -97,12 +114,13 @@ def _grid(d: AnalysedDecision, width: int) -> list[str]:
 
 
 def _decision(d: AnalysedDecision, width: int, room: int) -> Frags:
-    out = _summary(d)
+    out = _summary(d, width)
     if len(d.choices) > 1:
         grid = _grid(d, width)
-        legend = " expected bullheads to the round's end, ±95% (▶ played, ✓ best):"
-        if get_cwidth(legend) > width - 1:
-            legend = " expected bullheads, ± (▶ played, ✓ best):"
+        legend = _fitting(width - 1, (
+            " expected bullheads to the round's end, ±95% (▶ played, ✓ best):",
+            " expected bullheads, ± (▶ played, ✓ best):",
+            " ▶ played, ✓ best:"))
         if 3 + len(grid) <= room:  # (the title, the summary, the legend: else the grid first)
             out += [("", "\n"), ("class:dim", legend)]
         for line in grid:
