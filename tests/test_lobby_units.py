@@ -347,3 +347,31 @@ def test_one_bot_is_said_as_one():
         assert lobby.bot_table is not None and len(lobby.tables) == 2
 
     run(test, bots=1, max_tables=2)
+
+
+def test_the_feed_tells_of_a_table_at_once_then_at_most_once_a_second():
+    async def test(lobby: Lobby) -> None:
+        ann = arrive(lobby, "Ann")
+        heard: list[tuple[float, str]] = []
+        ann.send = lambda msg: heard.append((trio.current_time(), msg.TYPE)) or True  # type: ignore[method-assign]
+        lobby.nursery.start_soon(lobby.feed)
+        await trio.sleep(5.0)  # nothing changed: nothing sent
+        assert heard == []
+        table = lobby.open_table("t", TableSettings())
+        await trio.sleep(0.5)
+        lobby.table_changed(table)
+        lobby.table_changed(table)  # twice: one message
+        await trio.sleep(0.4999)
+        assert heard == [(5.0, "table_updated")]
+        await trio.sleep(0.0002)
+        assert heard == [(5.0, "table_updated"), (6.0, "table_updated")]
+
+    run(test)
+
+
+def test_two_bots_are_said_as_two():
+    async def test(lobby: Lobby) -> None:
+        table = lobby.open_bot_table()
+        assert table.match.name == "You against 2 bots" and table.match.settings.seats == 3
+
+    run(test, bots=2)
