@@ -269,6 +269,9 @@ def test_admit_without_a_time_is_at_time_zero():
     gate = Admission(connections=100, per_address=100, unwelcomed=100, unwelcomed_per_address=1)
     gate.admit("a", "x")
     assert gate.admit("b", "x", now=1.0).evict == ("a",)
+    gate = Admission(connections=100, per_address=100, unwelcomed=100, unwelcomed_per_address=1)
+    gate.admit("a", "x")
+    assert gate.admit("b", "x", now=0.5).evict == ()  # silent for 0.5 s only, not 1.5
 
 
 def test_without_spare_welcomed_connections_are_never_closed_for_room():
