@@ -233,3 +233,30 @@ def test_the_database_is_the_file_named_whatever_its_characters(
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] > 0
     db.close()
+
+
+def test_giving_up_counts_each_finished_game_once_and_a_closed_table_is_not_lost() -> None:
+    """What the operator is told when the store gives up: every write in the queue,
+    each finished game once, and the tables whose writes were dropped (a table whose
+    only write was its close is not lost: nothing of it is left to rebuild); the queue
+    then holds the close of each lost table and the table mark."""
+    from collections import deque
+
+    from nimmt.server.storage.writes import PendingWrite, drop_queue
+    queue = deque([PendingWrite("append", ("t1", ()), {}, "t1"),
+                   PendingWrite("finish_game", ("t1",), {}, "t1"),
+                   PendingWrite("close_table", ("t2",), {}, "t2"),
+                   PendingWrite("append", ("t3", ()), {}, "t3"),
+                   PendingWrite("set_seat", ("t4", 0, "Ann", "human"), {}, "t4"),
+                   PendingWrite("reserve_tables", (9,), {}, None)])
+    tried = list(queue)
+    dropped = Dropped()
+    lost = {"t3"}
+    drop_queue(queue, lost, dropped, 7)
+    assert all(w.tried and not w.done for w in tried)
+    assert (dropped.writes, dropped.tables, dropped.games) == (6, {"t1", "t4"}, 1)
+    assert dropped.describe() == "6 unsaved changes (tables t1, t4; 1 finished game)"
+    assert lost == {"t1", "t3", "t4"}
+    assert [(w.method, w.args) for w in queue] == [("close_table", ("t1",)),
+                                                   ("close_table", ("t4",)),
+                                                   ("reserve_tables", (7,))]
