@@ -10,14 +10,18 @@ queue: tests/test_seating_units.py; against a real server: tests/test_lobby_entr
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
 from nimmt import protocol as P
 from nimmt.server.config import ServerConfig, TableSettings
 from nimmt.server.lobby.lobby import NAME_SEATED, UNCLAIMED_AT_RATED, Lobby
+from nimmt.server.storage import AsyncStore, Store
 
 E = P.ErrorCode
 V = P.PROTOCOL_VERSION
@@ -375,3 +379,60 @@ def test_two_bots_are_said_as_two():
         assert table.match.name == "You against 2 bots" and table.match.settings.seats == 3
 
     run(test, bots=2)
+
+
+# ------------------------------------------------------------------ a restart
+def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    ids: list[str] = []
+
+    async def main() -> None:
+        astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
+        try:
+            async with trio.open_nursery() as nursery:
+                lobby = Lobby(ServerConfig(), nursery)
+                lobby.store = astore
+                ann, bob, cy, dee, eve = (arrive(lobby, n) for n in ("Ann", "Bob", "Cy", "Dee",
+                                                                      "Eve"))
+                lobby.request(ann, create(seats=3))
+                [first] = lobby.tables.values()
+                lobby.request(bob, P.Join(table_id=first.id, id=3))
+                lobby.request(cy, P.Watch(table_id=first.id, id=4))
+                lobby.request(dee, create())
+                second = list(lobby.tables.values())[1]
+                lobby.request(eve, P.Watch(table_id=second.id, id=5))
+                ids.extend((first.id, second.id))
+                with trio.fail_after(30):  # until the store has them all (its thread's pace)
+                    while sorted((len(t.seats), len(t.spectators))
+                                 for t in await astore.open_tables()) != [(1, 1), (2, 1)]:
+                        await trio.sleep(0.01)
+                nursery.cancel_scope.cancel()
+            caplog.clear()
+            with caplog.at_level(logging.INFO, logger="nimmt.server"):
+                async with trio.open_nursery() as nursery:
+                    again = Lobby(ServerConfig(), nursery)
+                    again.store = astore
+                    restored = await again.restore()
+                    assert sorted(t.id for t in restored) == sorted([first.id, second.id])
+                    # (the tables come back in the store's order; each one's people
+                    # get the next session ids, in the order of their seats, then watchers)
+                    by_table: dict[str, list[tuple[int, str, int | None]]] = {}
+                    for person in sorted(again._restored.values(), key=lambda p: p.sid):
+                        assert person.table is again.tables[person.table.id]
+                        by_table.setdefault(person.table.id, []).append(
+                            (person.sid, person.name, person.seat))
+                    assert {t: [(n, seat) for _, n, seat in p] for t, p in by_table.items()} == {
+                        first.id: [("Ann", 0), ("Bob", 1), ("Cy", None)],
+                        second.id: [("Dee", 0), ("Eve", None)]}
+                    blocks = sorted([sid for sid, _, _ in p] for p in by_table.values())
+                    assert blocks in ([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]])
+                    newcomer = arrive(again, "Flo")
+                    assert newcomer.session.sid == 6
+                    nursery.cancel_scope.cancel()
+        finally:
+            await astore.aclose()
+
+    trio.run(main)  # the real clock: the store's thread takes real time
+    said = [r.getMessage() for r in caplog.records if "restored" in r.getMessage()]
+    assert sorted(said) == [f"table={ids[0]} restored: waiting, 2 player seats waiting, 1 spectator",
+                    f"table={ids[1]} restored: waiting, 1 player seat waiting, 1 spectator"]
