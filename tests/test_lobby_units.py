@@ -381,6 +381,19 @@ def test_two_bots_are_said_as_two():
     run(test, bots=2)
 
 
+def test_no_bot_table_opens_while_more_tables_are_open_than_the_server_allows():
+    async def test(lobby: Lobby) -> None:
+        # (a restart with a lower max_tables brings back every table it had)
+        lobby.open_table("a", TableSettings())
+        lobby.open_table("b", TableSettings())
+        gone = lobby.open_table("c", TableSettings())
+        gone.match.close("test", trio.current_time(), 0.0)
+        lobby.table_closed(gone)
+        assert lobby.bot_table is None and len(lobby.tables) == 2
+
+    run(test, bots=1, max_tables=1)
+
+
 # ------------------------------------------------------------------ a restart
 def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -392,8 +405,8 @@ def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own
             async with trio.open_nursery() as nursery:
                 lobby = Lobby(ServerConfig(), nursery)
                 lobby.store = astore
-                ann, bob, cy, dee, eve = (arrive(lobby, n) for n in ("Ann", "Bob", "Cy", "Dee",
-                                                                      "Eve"))
+                ann, bob, cy, dee, eve, flo = (arrive(lobby, n) for n in (
+                    "Ann", "Bob", "Cy", "Dee", "Eve", "Flo"))
                 lobby.request(ann, create(seats=3))
                 [first] = lobby.tables.values()
                 lobby.request(bob, P.Join(table_id=first.id, id=3))
@@ -401,10 +414,11 @@ def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own
                 lobby.request(dee, create())
                 second = list(lobby.tables.values())[1]
                 lobby.request(eve, P.Watch(table_id=second.id, id=5))
+                lobby.request(flo, P.Watch(table_id=second.id, id=6))
                 ids.extend((first.id, second.id))
                 with trio.fail_after(30):  # until the store has them all (its thread's pace)
                     while sorted((len(t.seats), len(t.spectators))
-                                 for t in await astore.open_tables()) != [(1, 1), (2, 1)]:
+                                 for t in await astore.open_tables()) != [(1, 2), (2, 1)]:
                         await trio.sleep(0.01)
                 nursery.cancel_scope.cancel()
             caplog.clear()
@@ -423,11 +437,11 @@ def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own
                             (person.sid, person.name, person.seat))
                     assert {t: [(n, seat) for _, n, seat in p] for t, p in by_table.items()} == {
                         first.id: [("Ann", 0), ("Bob", 1), ("Cy", None)],
-                        second.id: [("Dee", 0), ("Eve", None)]}
+                        second.id: [("Dee", 0), ("Eve", None), ("Flo", None)]}
                     blocks = sorted([sid for sid, _, _ in p] for p in by_table.values())
-                    assert blocks in ([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]])
-                    newcomer = arrive(again, "Flo")
-                    assert newcomer.session.sid == 6
+                    assert blocks == [[1, 2, 3], [4, 5, 6]]
+                    newcomer = arrive(again, "Gus")
+                    assert newcomer.session.sid == 7
                     nursery.cancel_scope.cancel()
         finally:
             await astore.aclose()
@@ -435,4 +449,4 @@ def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own
     trio.run(main)  # the real clock: the store's thread takes real time
     said = [r.getMessage() for r in caplog.records if "restored" in r.getMessage()]
     assert sorted(said) == [f"table={ids[0]} restored: waiting, 2 player seats waiting, 1 spectator",
-                    f"table={ids[1]} restored: waiting, 1 player seat waiting, 1 spectator"]
+                    f"table={ids[1]} restored: waiting, 1 player seat waiting, 2 spectators"]
