@@ -10,6 +10,8 @@ after its first: the flood holds one worker while the victim is about."""
 from __future__ import annotations
 
 import heapq
+
+import pytest
 from collections.abc import Iterable
 
 from nimmt.server.thinking.queue import ThinkQueue
@@ -178,3 +180,57 @@ def test_no_worker_idles_while_the_groups_waiting_need_it_and_nobody_else_is_abo
     q.push("F", "F1", "f")
     q.push("G", "G1", "g")
     assert q.pop() == "F1"
+
+
+# ------------------------------------------------------------- the keeping's bounds, exactly
+def answered(q: ThinkQueue[str], group: str, item: str, at: float) -> None:
+    """``group`` asks for ``item`` at ``at``, a worker takes it and answers at once."""
+    assert q.push(item, item, group, at) is None
+    assert q.pop(at) == item
+    q.finished(item, at)
+
+
+def flood_taken(q: ThinkQueue[str], count: int, at: float) -> list[str]:
+    """A flood of ``count`` decisions queued at ``at``: the ones the free workers take."""
+    for n in range(1, count + 1):
+        q.push(f"F{n}", f"F{n}", "flood", at)
+    taken = []
+    while (item := q.pop(at)) is not None:
+        taken.append(item)
+    return taken
+
+
+def test_with_three_workers_each_quiet_address_keeps_one_and_the_flood_keeps_one():
+    """Kept: one worker for each other address that is about, at most workers - 1."""
+    q: ThinkQueue[str] = ThinkQueue(per_owner=10, total=100, workers=3)
+    answered(q, "ann", "a1", 0.0)
+    assert flood_taken(q, 5, 0.1) == ["F1", "F2"]  # one kept for Ann
+    q = ThinkQueue(per_owner=10, total=100, workers=3)
+    answered(q, "ann", "a1", 0.0)
+    answered(q, "bob", "b1", 0.0)
+    assert flood_taken(q, 5, 0.1) == ["F1"]  # one each for Ann and Bob
+    q = ThinkQueue(per_owner=10, total=100, workers=3)
+    for name in ("ann", "bob", "cy"):
+        answered(q, name, name[0] + "1", 0.0)
+    assert flood_taken(q, 5, 0.1) == ["F1"]  # never more than workers - 1 kept
+    q = ThinkQueue(per_owner=10, total=100, workers=2)
+    for name in ("ann", "bob"):
+        answered(q, name, name[0] + "1", 0.0)
+    assert flood_taken(q, 5, 0.1) == ["F1"]  # of two workers, one kept however many wait
+
+
+def test_an_address_is_about_for_five_seconds_after_its_answer_then_the_flood_has_every_worker():
+    q: ThinkQueue[str] = ThinkQueue(per_owner=10, total=100, workers=2)
+    answered(q, "ann", "a1", 10.0)
+    assert flood_taken(q, 5, 14.99) == ["F1"]
+    assert q.wake_at() == 15.0  # when Ann's worker stops being kept
+    assert q.pop(15.5) == "F2"  # 5 s after her answer: she is quiet
+    q.finished("F1", 16.0)
+    assert q.pop(16.0) == "F3"  # and stays so: both workers the flood's
+    assert q.wake_at() is None
+
+
+def test_a_queue_that_keeps_workers_needs_at_least_one():
+    with pytest.raises(ValueError, match="at least one worker"):
+        ThinkQueue(per_owner=1, total=1, workers=0)
+    assert ThinkQueue(per_owner=1, total=1, workers=1).workers == 1
