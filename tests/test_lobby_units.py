@@ -405,8 +405,8 @@ def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own
             async with trio.open_nursery() as nursery:
                 lobby = Lobby(ServerConfig(), nursery)
                 lobby.store = astore
-                ann, bob, cy, dee, eve, flo = (arrive(lobby, n) for n in (
-                    "Ann", "Bob", "Cy", "Dee", "Eve", "Flo"))
+                ann, bob, cy, dee, eve, flo, hal, ivy = (arrive(lobby, n) for n in (
+                    "Ann", "Bob", "Cy", "Dee", "Eve", "Flo", "Hal", "Ivy"))
                 lobby.request(ann, create(seats=3))
                 [first] = lobby.tables.values()
                 lobby.request(bob, P.Join(table_id=first.id, id=3))
@@ -415,10 +415,12 @@ def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own
                 second = list(lobby.tables.values())[1]
                 lobby.request(eve, P.Watch(table_id=second.id, id=5))
                 lobby.request(flo, P.Watch(table_id=second.id, id=6))
+                lobby.request(hal, P.Join(table_id=second.id, id=7))
+                lobby.request(ivy, P.Watch(table_id=second.id, id=8))
                 ids.extend((first.id, second.id))
                 with trio.fail_after(30):  # until the store has them all (its thread's pace)
                     while sorted((len(t.seats), len(t.spectators))
-                                 for t in await astore.open_tables()) != [(1, 2), (2, 1)]:
+                                 for t in await astore.open_tables()) != [(2, 1), (2, 3)]:
                         await trio.sleep(0.01)
                 nursery.cancel_scope.cancel()
             caplog.clear()
@@ -437,11 +439,13 @@ def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own
                             (person.sid, person.name, person.seat))
                     assert {t: [(n, seat) for _, n, seat in p] for t, p in by_table.items()} == {
                         first.id: [("Ann", 0), ("Bob", 1), ("Cy", None)],
-                        second.id: [("Dee", 0), ("Eve", None), ("Flo", None)]}
+                        second.id: [("Dee", 0), ("Hal", 1), ("Eve", None), ("Flo", None),
+                                    ("Ivy", None)]}
                     blocks = sorted([sid for sid, _, _ in p] for p in by_table.values())
-                    assert blocks == [[1, 2, 3], [4, 5, 6]]
+                    # (3 and 5 people: odd numbers, with bits in common)
+                    assert blocks in ([[1, 2, 3], [4, 5, 6, 7, 8]], [[1, 2, 3, 4, 5], [6, 7, 8]])
                     newcomer = arrive(again, "Gus")
-                    assert newcomer.session.sid == 7
+                    assert newcomer.session.sid == 9
                     nursery.cancel_scope.cancel()
         finally:
             await astore.aclose()
@@ -449,4 +453,4 @@ def test_a_restart_brings_back_each_table_s_people_with_session_ids_of_their_own
     trio.run(main)  # the real clock: the store's thread takes real time
     said = [r.getMessage() for r in caplog.records if "restored" in r.getMessage()]
     assert sorted(said) == [f"table={ids[0]} restored: waiting, 2 player seats waiting, 1 spectator",
-                    f"table={ids[1]} restored: waiting, 1 player seat waiting, 2 spectators"]
+                    f"table={ids[1]} restored: waiting, 2 player seats waiting, 3 spectators"]
