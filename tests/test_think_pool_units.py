@@ -1,0 +1,40 @@
+"""The think pool's exact answers (server/thinking/pool.py, worker.py): a strategy that
+raises is a failure of that decision only (its worker lives on), the count of
+decisions waiting is back to 0 once they are answered, and the state bound is
+exactly 1 MiB. One worker process, real clock (it starts in a few tenths of a second)."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from nimmt.bots import RandomStrategy
+from nimmt.engine import Game, Options
+from nimmt.server.thinking.pool import MAX_STATE_BYTES, ThinkFailed, ThinkPool
+from nimmt.server.thinking.worker import load_strategy
+
+
+def test_the_state_bound_is_one_mebibyte_and_a_larger_state_is_not_loaded() -> None:
+    assert MAX_STATE_BYTES == 1 << 20
+    fresh, note = load_strategy("random", 1, b"x" * (MAX_STATE_BYTES + 1))
+    assert isinstance(fresh, RandomStrategy)
+    assert note == "its state is 1048577 bytes, more than 1048576: it starts afresh"
+
+
+async def test_a_strategy_that_raises_fails_its_decision_and_its_worker_lives_on() -> None:
+    view = Game(Options(players=4), seed=5).view(0)
+    pool = ThinkPool(1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        first = await pool.think("random", 1, view, timeout=30.0)
+        assert pool.busy == 0  # answered: nothing waits
+        with pytest.raises(ThinkFailed) as failed:
+            await pool.think("random", 1, None, timeout=30.0)  # type: ignore[arg-type]
+        assert str(failed.value) == (
+            "random raised AttributeError(\"'NoneType' object has no attribute 'legal'\")")
+        assert pool.busy == 0
+        again = await pool.think("random", 1, view, timeout=30.0)
+        assert again.worker == first.worker  # the same worker: it was not replaced
+        assert [p.pid for p in pool.processes] == [first.worker]
+        nursery.cancel_scope.cancel()
+    assert pool.processes == []
