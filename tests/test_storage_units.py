@@ -48,7 +48,7 @@ def test_the_write_ahead_log_is_bounded_at_4_mib(tmp_path: Path,
         monkeypatch.setattr(store_module.os, "stat", sized(4 * 1024 * 1024 + 1))
         assert store.log_too_big()
     monkeypatch.undo()
-    with Store.open(None) as memory:
+    with Store.open(":memory:") as memory:
         assert not memory.log_too_big()
 
 
@@ -210,18 +210,28 @@ def test_a_file_it_may_not_write_is_opened_for_reading_with_the_problem_said(
     path = tmp_path / "nimmt.db"
     Store.open(path).close()
 
-    def refused(*args, **kwargs):
-        e = sqlite3.OperationalError("attempt to write a readonly database")
-        e.sqlite_errorcode = 8  # SQLITE_READONLY
+    for code in (8, 14, 3):  # SQLite's READONLY, CANTOPEN, PERM
+        def refused(*args, code=code, **kwargs):
+            e = sqlite3.OperationalError("attempt to write a readonly database")
+            e.sqlite_errorcode = code
+            raise e
+
+        monkeypatch.setattr(store_module, "prepare", refused)
+        store = Store.open(path)
+        try:
+            assert store.problem is not None, code
+            assert str(store.problem).endswith(f"cannot write to {path}: attempt to write a "
+                                               "readonly database") or code == 8
+        finally:
+            store.close()
+    def io_error(*args, **kwargs):
+        e = sqlite3.OperationalError("disk I/O error")
+        e.sqlite_errorcode = 10  # IOERR: not a file it may only read
         raise e
 
-    monkeypatch.setattr(store_module, "prepare", refused)
-    store = Store.open(path)
-    try:
-        assert store.problem is not None and store.problem.reason == "read_only"
-        assert str(store.problem).endswith(f"{path} is read-only: nothing more can be saved")
-    finally:
-        store.close()
+    monkeypatch.setattr(store_module, "prepare", io_error)
+    with pytest.raises(Exception, match="cannot prepare"):
+        Store.open(path)
 
 
 def test_the_database_is_the_file_named_whatever_its_characters(
@@ -260,3 +270,15 @@ def test_giving_up_counts_each_finished_game_once_and_a_closed_table_is_not_lost
     assert [(w.method, w.args) for w in queue] == [("close_table", ("t1",)),
                                                    ("close_table", ("t4",)),
                                                    ("reserve_tables", (7,))]
+
+
+def test_a_game_that_is_not_there_is_said_with_the_file_it_was_looked_for_in(
+        tmp_path: Path) -> None:
+    from nimmt.server.storage import NoSuchGame
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store, pytest.raises(NoSuchGame) as e:
+        store.game(99)
+    assert str(e.value) == f"no finished game 99 in {path}"
+    with Store.open(":memory:") as memory, pytest.raises(NoSuchGame) as e:
+        memory.game(99)
+    assert str(e.value) == "no finished game 99 in :memory:"
