@@ -5,6 +5,9 @@ exactly 1 MiB. One worker process, real clock (it starts in a few tenths of a se
 
 from __future__ import annotations
 
+import socket
+from multiprocessing.connection import Connection
+
 import pytest
 import trio
 
@@ -38,3 +41,48 @@ async def test_a_strategy_that_raises_fails_its_decision_and_its_worker_lives_on
         assert [p.pid for p in pool.processes] == [first.worker]
         nursery.cancel_scope.cancel()
     assert pool.processes == []
+
+
+class _FakeProcess:
+    """A worker that is no worker: it says something else than ready, then nothing."""
+
+    pid = -1
+
+    def __init__(self) -> None:
+        self.killed = False
+
+    def poll(self) -> int | None:
+        return -9 if self.killed else None
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def wait(self, timeout: float) -> int:
+        return -9
+
+
+async def test_a_worker_that_says_something_else_than_ready_is_replaced(
+        caplog: pytest.LogCaptureFixture) -> None:
+    view = Game(Options(players=4), seed=5).view(0)
+    pool = ThinkPool(1)
+    real_spawn = pool._spawn
+    fakes: list[_FakeProcess] = []
+
+    def spawn():  # type: ignore[no-untyped-def]
+        if fakes:
+            return real_spawn()
+        fakes.append(_FakeProcess())
+        mine, theirs = socket.socketpair()
+        speaker = Connection(theirs.detach())
+        speaker.send(("hello",))
+        speaker.close()
+        return fakes[0], Connection(mine.detach())
+
+    pool._spawn = spawn  # type: ignore[method-assign]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        thought = await pool.think("random", 1, view, timeout=30.0)
+        assert thought.worker != -1 and fakes[0].killed
+        nursery.cancel_scope.cancel()
+    assert ("think worker 0 (pid -1): it said something else than that it was ready; "
+            "starting another in 0 s") in caplog.messages
