@@ -1,7 +1,9 @@
 """The think pool's exact answers (server/thinking/pool.py, worker.py): a strategy that
 raises is a failure of that decision only (its worker lives on), the count of
-decisions waiting is back to 0 once they are answered, and the state bound is
-exactly 1 MiB. One worker process, real clock (it starts in a few tenths of a second)."""
+decisions waiting is back to 0 once they are answered, the state bound is exactly
+1 MiB, a table's eleventh waiting decision is refused, a worker that says something
+else than ready is replaced. One worker process at most, real clock (it starts in a
+few tenths of a second)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,11 @@ from multiprocessing.connection import Connection
 
 import pytest
 import trio
+import trio.testing
 
 from nimmt.bots import RandomStrategy
 from nimmt.engine import Game, Options
-from nimmt.server.thinking.pool import MAX_STATE_BYTES, ThinkFailed, ThinkPool
+from nimmt.server.thinking.pool import MAX_STATE_BYTES, ThinkFailed, ThinkPool, ThinkRefused
 from nimmt.server.thinking.worker import load_strategy
 
 
@@ -86,3 +89,21 @@ async def test_a_worker_that_says_something_else_than_ready_is_replaced(
         nursery.cancel_scope.cancel()
     assert ("think worker 0 (pid -1): it said something else than that it was ready; "
             "starting another in 0 s") in caplog.messages
+
+
+async def test_a_table_may_have_ten_decisions_waiting_and_the_eleventh_is_refused() -> None:
+    view = Game(Options(players=4), seed=5).view(0)
+    pool = ThinkPool(1)
+    pool._start_workers = lambda: None  # type: ignore[method-assign]  # no worker: all wait
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        for _ in range(10):
+            nursery.start_soon(pool.think, "random", 1, view, 30.0, None)
+        await trio.testing.wait_all_tasks_blocked()
+        assert pool.busy == 10
+        with pytest.raises(ThinkRefused) as refused:
+            await pool.think("random", 1, view, 30.0)
+        assert str(refused.value) == ("10 decisions of this table wait for a worker already, "
+                                      "as many as a table may have: refused at once")
+        nursery.cancel_scope.cancel()
+    assert pool.busy == 0
