@@ -234,3 +234,46 @@ def test_a_queue_that_keeps_workers_needs_at_least_one():
     with pytest.raises(ValueError, match="at least one worker"):
         ThinkQueue(per_owner=1, total=1, workers=0)
     assert ThinkQueue(per_owner=1, total=1, workers=1).workers == 1
+
+
+def test_with_four_workers_two_quiet_addresses_leave_the_flood_two():
+    q: ThinkQueue[str] = ThinkQueue(per_owner=10, total=100, workers=4)
+    answered(q, "ann", "a1", 0.0)
+    answered(q, "bob", "b1", 0.0)
+    assert flood_taken(q, 5, 0.1) == ["F1", "F2"]
+
+
+def test_an_address_that_asked_is_about_even_if_its_question_was_withdrawn():
+    """Asking counts as being about (not only an answer): a table that asked and then
+    went (its question taken back) still keeps a worker for a while."""
+    q: ThinkQueue[str] = ThinkQueue(per_owner=10, total=100, workers=2)
+    assert q.push("a1", "a1", "ann", 0.0) is None
+    assert q.remove("a1", "a1")
+    assert flood_taken(q, 5, 0.1) == ["F1"]
+    assert q.wake_at() == 5.0
+
+
+def test_nothing_is_kept_for_an_address_that_only_waits_for_a_worker():
+    """A waiting address is not kept a worker by time: it waits for the next free one
+    (it goes first then), so no wake-up time is set for it."""
+    q: ThinkQueue[str] = ThinkQueue(per_owner=10, total=100, workers=2)
+    for n in range(1, 6):
+        q.push(f"F{n}", f"F{n}", "flood", 0.0)
+    assert [q.pop(0.0), q.pop(0.0)] == ["F1", "F2"]  # both workers busy
+    assert q.push("v1", "v1", "victim", 1.0) is None
+    assert q.wake_at() is None
+    q.finished("F1", 1.1)
+    assert q.pop(1.1) == "v1"
+
+
+def test_when_full_the_newest_of_the_longest_address_s_longest_line_is_refused_not_another_s():
+    """The longest address (most waiting) gives up a place, from its own longest line,
+    even when another address has a longer single line."""
+    for other in ("b", "x"):  # an address that sorts before the longest one, and after
+        q: ThinkQueue[str] = ThinkQueue(per_owner=10, total=11)
+        for table in ("M1", "M2", "M3"):
+            for n in range(2):
+                assert q.push(table, f"{table}.{n}", "m") is None
+        for n in range(5):
+            assert q.push("O", f"O.{n}", other) is None
+        assert q.push("N", "N.0", "a" if other == "x" else "z") == "M1.1"
