@@ -7,6 +7,7 @@ few tenths of a second)."""
 
 from __future__ import annotations
 
+import os
 import socket
 from multiprocessing.connection import Connection
 
@@ -42,6 +43,8 @@ async def test_a_strategy_that_raises_fails_its_decision_and_its_worker_lives_on
         again = await pool.think("random", 1, view, timeout=30.0)
         assert again.worker == first.worker  # the same worker: it was not replaced
         assert [p.pid for p in pool.processes] == [first.worker]
+        mine = os.getpriority(os.PRIO_PROCESS, 0)  # the worker yields the cores to the server
+        assert os.getpriority(os.PRIO_PROCESS, first.worker) == min(19, mine + 10)
         nursery.cancel_scope.cancel()
     assert pool.processes == []
 
@@ -72,23 +75,25 @@ async def test_a_worker_that_says_something_else_than_ready_is_replaced(
     fakes: list[_FakeProcess] = []
 
     def spawn():  # type: ignore[no-untyped-def]
-        if fakes:
+        if len(fakes) == 2:
             return real_spawn()
         fakes.append(_FakeProcess())
         mine, theirs = socket.socketpair()
         speaker = Connection(theirs.detach())
         speaker.send(("hello",))
         speaker.close()
-        return fakes[0], Connection(mine.detach())
+        return fakes[-1], Connection(mine.detach())
 
     pool._spawn = spawn  # type: ignore[method-assign]
     async with trio.open_nursery() as nursery:
         await nursery.start(pool.run)
         thought = await pool.think("random", 1, view, timeout=30.0)
-        assert thought.worker != -1 and fakes[0].killed
+        assert thought.worker != -1 and fakes[0].killed and fakes[1].killed
         nursery.cancel_scope.cancel()
-    assert ("think worker 0 (pid -1): it said something else than that it was ready; "
-            "starting another in 0 s") in caplog.messages
+    said = [m for m in caplog.messages if m.startswith("think worker 0 (pid -1)")]
+    assert said == [  # another at once, then after RESTART_DELAY: no spin
+        "think worker 0 (pid -1): it said something else than that it was ready; "
+        f"starting another in {delay} s" for delay in (0, 1)]
 
 
 async def test_a_table_may_have_ten_decisions_waiting_and_the_eleventh_is_refused() -> None:
@@ -107,3 +112,17 @@ async def test_a_table_may_have_ten_decisions_waiting_and_the_eleventh_is_refuse
                                       "as many as a table may have: refused at once")
         nursery.cancel_scope.cancel()
     assert pool.busy == 0
+
+
+async def test_a_decision_no_worker_takes_fails_at_its_deadline() -> None:
+    view = Game(Options(players=4), seed=5).view(0)
+    pool = ThinkPool(1)
+    pool._start_workers = lambda: None  # type: ignore[method-assign]  # no worker: all wait
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        start = trio.current_time()
+        with trio.fail_after(5), pytest.raises(ThinkFailed) as failed:
+            await pool.think("random", 1, view, 0.5)
+        assert str(failed.value) == "no worker was free within 0.5 s"
+        assert 0.5 <= trio.current_time() - start < 2.0
+        nursery.cancel_scope.cancel()
