@@ -154,7 +154,10 @@ def test_a_program_that_never_starts_fails_the_bot_with_a_summary(tmp_path, caps
     out, err = capsys.readouterr()
     assert code == 1 and "game 1" not in out  # no result that the program never played
     assert "failed 10 times in a row" in err and "giving up" in err
-    assert "answered 0 of 10 questions; 10 failures:" in err and "never answered" in err
+    # (how many questions were asked depends on timing: a failure may come between
+    # questions, or just before a deadline too near to ask, as a loaded machine times it)
+    assert re.search(r"answered 0 of \d+ questions; 10 failures:", err), err
+    assert "never answered" in err
     assert " x died" in err
     # Questions asked while it was being restarted counted as failures too.
     assert " x was not running when asked" in err
