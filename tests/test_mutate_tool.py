@@ -145,3 +145,19 @@ def test_committed_copies_the_last_commit_not_the_working_tree(
     assert (tmp_path / "a" / "m.py").read_text() == "x = 1\n"
     assert (tmp_path / "b" / "m.py").read_text() == "x = (\n"
     assert (tmp_path / "b" / "new.py").read_text() == "y = 2\n"
+
+
+def test_a_line_marked_no_mutate_is_never_mutated(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """server/net/addresses.py's ioctl number made one less is SIOCSIFFLAGS: run as root
+    it took the machine's interfaces down. Its line is marked, and left out."""
+    tree = in_copy(tmp_path, monkeypatch)
+    (tree / "m.py").write_text("X = 0x8915  # pragma: no mutate\\nY = 2\\n")
+    session = tmp_path / "session.sqlite"
+    write_session(session, tree, [("x", 1, 4), ("y", 2, 4)])
+    assert mutate.drop_mutants(session, tree, ["m.py"], (0, 10**9)) == 1
+    assert jobs_left(session) == (["y"], ["y"])
+    root = Path(__file__).resolve().parents[1]
+    assert mutate.pragma_lines(root / "server" / "net" / "addresses.py") == {
+        n for n, line in enumerate((root / "server" / "net" / "addresses.py").read_text().splitlines(), 1)
+        if "= 0x8915" in line}

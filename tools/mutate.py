@@ -79,6 +79,13 @@ def annotation_spans(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]
     return spans
 
 
+def pragma_lines(path: Path) -> set[int]:
+    """The lines marked ``# pragma: no mutate``: a mutant there could harm the machine
+    (server/net/addresses.py's ioctl number, one off, sets every interface's flags)."""
+    return {n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if "# pragma: no mutate" in line}
+
+
 def in_annotation(mutation: dict, spans: list[tuple[tuple[int, int], tuple[int, int]]]) -> bool:
     start = tuple(mutation["start_pos"])
     return any(begin <= start < end for begin, end in spans)
@@ -98,10 +105,12 @@ def line_range(text: str | None) -> tuple[int, int]:
 
 def drop_mutants(session: Path, tree: Path, modules: list[str], lines: tuple[int, int],
                  sample: int | None = None, seed: int = 0) -> int:
-    """Take out of the session, before they run, the mutants inside annotations and those
-    outside ``lines``, then all but a random ``sample`` of the rest (the same ones for
-    the same seed and source): how many were taken out."""
+    """Take out of the session, before they run, the mutants inside annotations, on a
+    line marked ``# pragma: no mutate`` and outside ``lines``, then all but a random
+    ``sample`` of the rest (the same ones for the same seed and source): how many were
+    taken out."""
     spans = {str(tree / m): annotation_spans(tree / m) for m in modules}
+    unsafe = {str(tree / m): pragma_lines(tree / m) for m in modules}
     low, high = lines
     db = sqlite3.connect(session)
     try:
@@ -110,7 +119,8 @@ def drop_mutants(session: Path, tree: Path, modules: list[str], lines: tuple[int
             " from mutation_specs"), key=lambda s: (s[1], s[2], s[3], s[4], s[5]))
         drop, keep = [], []
         for job, module, row, col, _operator, _occurrence in specs:
-            out = in_annotation({"start_pos": (row, col)}, spans.get(module, [])) or not low <= row <= high
+            out = (in_annotation({"start_pos": (row, col)}, spans.get(module, []))
+                   or not low <= row <= high or row in unsafe.get(module, set()))
             (drop if out else keep).append(job)
         if sample is not None and sample < len(keep):
             chosen = set(random.Random(seed).sample(keep, sample))
