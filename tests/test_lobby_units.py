@@ -23,36 +23,10 @@ from nimmt.server.config import ServerConfig, TableSettings
 from nimmt.server.lobby.lobby import NAME_SEATED, UNCLAIMED_AT_RATED, Lobby
 from nimmt.server.storage import AsyncStore, Store
 
+from lobby_helpers import Link
+
 E = P.ErrorCode
 V = P.PROTOCOL_VERSION
-
-
-class Link:
-    """A connection as the lobby sees it: what it was sent, and what it was charged."""
-
-    def __init__(self, cid: int, address: str | None = "10.0.0.1") -> None:
-        self.cid = cid
-        self.session: Any = None
-        self.address = address
-        self.sent: list[Any] = []
-        self.closed: tuple[str, str] | None = None
-        self.charged = 0
-
-    def send(self, msg: Any) -> bool:
-        self.sent.append(msg)
-        return True
-
-    def close(self, reason: str, text: str = "") -> None:
-        self.closed = (reason, text)
-
-    def charge(self) -> None:
-        self.charged += 1
-
-    def count(self) -> bool:
-        return True
-
-    def errors(self) -> list[P.Error]:
-        return [m for m in self.sent if isinstance(m, P.Error)]
 
 
 def run(test: Any, **settings: Any) -> None:

@@ -22,35 +22,10 @@ from nimmt.server.lobby.welcome import SERVER_SOFTWARE, reserved_name
 from nimmt.server.sessions.session import Session
 from nimmt.server.storage import AsyncStore, Store, hash_token
 
+from lobby_helpers import Link
+
 E = P.ErrorCode
 V = P.PROTOCOL_VERSION
-
-
-class Link:
-    """A connection as the lobby sees it: what it was sent, and whether it was closed."""
-
-    def __init__(self, cid: int, address: str | None = "10.0.0.1") -> None:
-        self.cid = cid
-        self.session: Any = None
-        self.address = address
-        self.sent: list[Any] = []
-        self.closed: tuple[str, str] | None = None
-
-    def send(self, msg: Any) -> bool:
-        self.sent.append(msg)
-        return True
-
-    def close(self, reason: str, text: str = "") -> None:
-        self.closed = (reason, text)
-
-    def charge(self) -> None:
-        pass
-
-    def count(self) -> bool:
-        return True
-
-    def types(self) -> list[str]:
-        return [m.TYPE for m in self.sent]
 
 
 class FakeTable:
