@@ -47,7 +47,7 @@ from dataclasses import asdict, dataclass, field
 
 from nimmt.engine import GameOver, Game, InvalidOptions, Options, RoundScored
 
-from .arena_loss import GameLosses, game_losses, mean_ci95
+from .arena_loss import GameLosses, game_losses
 from .arena_loss import DEFAULT_SAMPLES as LOSS_SAMPLES
 from .external import PROGRAM_TIME, check_seat, close_kept, is_external, make_seat
 from .strategies import StrategyError, parse_strategy
@@ -335,7 +335,8 @@ def summarize(config: ArenaConfig, results: Sequence[PlayedGame], jobs: int, sec
             worst_ms=1000 * worst[spec], failures=failures[spec], last_fault=faults[spec],
         )
         if config.expected_loss is not None:
-            entry.expected_loss, entry.expected_loss_ci95 = mean_ci95(losses[spec])
+            if losses[spec]:  # (each decision counted as one draw)
+                entry.expected_loss, entry.expected_loss_ci95 = _mean_ci(losses[spec])
             entry.expected_loss_decisions = len(losses[spec])
             entry.expected_loss_not_analysed = picks[spec]
         if spec != first:

@@ -15,7 +15,6 @@ worker with ``--cluster``), so it spreads over the same cores.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,15 +22,12 @@ from nimmt.engine import Game, record_from_game
 
 from .analysis import analyse
 
-__all__ = ["DEFAULT_SAMPLES", "GameLosses", "game_losses", "mean_ci95"]
+__all__ = ["DEFAULT_SAMPLES", "GameLosses", "game_losses"]
 
 #: Deals a choice at first when ``--expected-loss`` gives no number: measured,
 #: about 1.3 s a seat-round (4 players) on one core, the loss of each decision
 #: then refined to about +-0.25 bullheads as the analysis does.
 DEFAULT_SAMPLES = 100
-
-#: Half-width of a 95% interval, in standard errors (as the arena's own intervals).
-Z95 = 1.959964
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +46,3 @@ def game_losses(game: Game, specs: Sequence[str], samples: int, seed: int) -> Ga
     picks = tuple(sum(len(r.not_analysed) for r in s.rounds) for s in analysis.seats)
     return GameLosses(losses, picks)
 
-
-def mean_ci95(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """The mean of ``values`` and the half-width of its 95% interval, each decision
-    counted as one draw (None, None without any; an interval of one is infinite)."""
-    n = len(values)
-    if not n:
-        return None, None
-    mean = sum(values) / n
-    if n < 2:
-        return mean, math.inf
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    return mean, Z95 * math.sqrt(var / n)
