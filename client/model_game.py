@@ -397,7 +397,7 @@ class GameMessages(TableState):
 
     def _before_snapshot(self, m: P.Snapshot) -> str | None:
         """What the autopilot did for our seat while we were away, in words (None:
-        nothing, or we cannot know): as the resume's ``seated`` lists it (protocol 3),
+        nothing, or we cannot know): as the resume's ``seated`` lists it (protocol 4),
         else read from the hand we had and the one the snapshot shows (the server
         does not replay the events we missed)."""
         made, self._autoplayed_back = self._autoplayed_back, []

@@ -74,7 +74,7 @@ class TableState:
         self._back: str | None = None
         self._back_line: str | None = None
         #: what the autopilot did for our seat while we were away, as a resume's
-        #: ``seated`` says (protocol 3): said once the snapshot says where the game is
+        #: ``seated`` says (protocol 4): said once the snapshot says where the game is
         self._autoplayed_back: list[P.Autoplayed] = []
         self.version = 0
         #: rounds of ours just scored, for the screen to analyse: (round, record)
@@ -151,7 +151,7 @@ class TableState:
 
     def _scores_from(self, rounds: tuple[tuple[int, ...], ...]) -> None:
         """The score sheet as the server keeps it (``seated``/``watching``
-        ``round_penalties``, protocol 3): each round's bullheads, the totals summed."""
+        ``round_penalties``, protocol 4): each round's bullheads, the totals summed."""
         if not rounds:
             return
         totals = [0] * len(rounds[0])
