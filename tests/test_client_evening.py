@@ -261,13 +261,20 @@ def test_without_an_analysis_the_loss_is_a_dash_and_before_a_game_ends_there_is_
     assert page(c, screen)[-3] == " Your expected loss a decision: — (1 round being analysed)."
 
 
-def test_a_long_evening_scrolls_at_80x24() -> None:
+def long_evening() -> TableModel:
+    """Two one-round games of ten seats, P0 (you) in both, nine others each: 19
+    players tonight."""
     names = [f"P{k}" for k in range(10)]
     m = feed(TableModel(), welcome("P0"), P.Seated(table=table(names), seat=0))
     for later in (names, ["P0"] + [f"Q{k}" for k in range(1, 10)]):
         feed(m, P.TableUpdated(table=table(later, status="over")), P.RoundStarted(round=1),
              P.RoundScored(round=1, penalties=tuple(range(10)), totals=tuple(range(10))),
              P.GameOver(totals=tuple(range(10)), places=tuple(range(1, 11)), winners=(0,)))
+    return m
+
+
+def test_a_long_evening_scrolls_at_80x24() -> None:
+    m = long_evening()
     c, screen = sheet_at(m)
     evening_sheet.turn_page(c)
     assert len(evening_sheet.tonight_lines(c, 64)) == 25  # 19 players: more than 18 lines

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from test_client_evening import NAMES, analysis, feed, game, page, sheet_at, two_games
+from test_client_evening import (NAMES, analysis, feed, game, long_evening, page, sheet_at,
+                                 two_games)
 from test_client_support import table, welcome
 from test_client_tui import text_of
 
@@ -103,12 +104,7 @@ def test_a_first_look_at_a_table_whose_game_is_over_counts_that_game() -> None:
 
 
 def test_arrows_scroll_a_long_page_a_line_at_a_time() -> None:
-    names = [f"P{k}" for k in range(10)]
-    m = feed(TableModel(), welcome("P0"), P.Seated(table=table(names), seat=0))
-    for later in (names, ["P0"] + [f"Q{k}" for k in range(1, 10)]):
-        feed(m, P.TableUpdated(table=table(later, status="over")), P.RoundStarted(round=1),
-             P.RoundScored(round=1, penalties=tuple(range(10)), totals=tuple(range(10))),
-             P.GameOver(totals=tuple(range(10)), places=tuple(range(1, 11)), winners=(0,)))
+    m = long_evening()
     c, screen = sheet_at(m)
     evening_sheet.turn_page(c)
     for _ in range(3):
