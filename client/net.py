@@ -474,8 +474,8 @@ class ClientConnection:
         if isinstance(msg, P.Join | P.Queue) and msg.entropy_hash is None \
                 and self._conn is not None and self._conn.version >= 3 \
                 and (msg.entropy is not None or self.entropy):
-            # commit now, reveal once the seats are fixed: the server refuses entropy in
-            # the clear in version 3, and so a caller's own entropy is sent as its hash
+            # commit now, reveal once the seats are fixed: from version 4 the server
+            # refuses entropy in the clear, so a caller's own entropy goes as its hash
             secret = (bytes.fromhex(msg.entropy) if msg.entropy is not None
                       else secrets.token_bytes(JOIN_ENTROPY_BYTES))
             self._reveal = secret
