@@ -61,3 +61,27 @@ def test_a_draft_round_lists_its_picks_first_and_says_they_are_not_counted() -> 
                           "  pick  2  picked 7    from 103 cards   not analysed"]
     assert lines[4].startswith("  picks not analysed: a pick changes every later pick")
     assert lines[5].startswith("  expected loss this round (the picks not counted): ")
+
+
+def test_half_a_bullhead_is_plural_and_an_equally_cheap_card_is_no_guess() -> None:
+    """"0.5 bullheads" (only 1.0 is singular); a card that really cost as little as the
+    best one is not named as a better guess."""
+    turn = DecisionAnalysis(0, 1, 2, "card", (card(12, 2.0, 0.0, 5), card(86, 2.5, 0.5, 6),
+                                              card(40, 3.0, 1.0, 5)), Commit(0, 86), 100)
+    lines = report(RoundAnalysis(0, 1, (turn,), 9))
+    assert lines[-2].startswith("  expected loss this round: 0.5 bullheads. Your 86 on turn 2 "
+                                "cost 0.5 bullheads on average")
+    assert lines[-1] == ("  hindsight (the others' real cards, public now): you took 9 "
+                         "bullheads this round; your 86 on turn 2 really cost 6, 12 would have "
+                         "cost 5.")
+
+
+def test_the_json_keeps_two_decimals() -> None:
+    from nimmt.bots.analysis_report import analysis_json
+    turn = DecisionAnalysis(0, 1, 2, "card", (
+        Choice(Commit(0, 12), 2.004, 0.5, 0.0, 0.25, 5),
+        Choice(Commit(0, 86), 3.456, 0.5, 1.456, 0.25, 6)), Commit(0, 86), 100)
+    data = analysis_json(GameAnalysis(100, 7, (SeatAnalysis(0, "Ann", (
+        RoundAnalysis(0, 1, (turn,), 9),)),)))
+    (round_,) = data["seats"][0]["rounds"]
+    assert (round_["expected_loss"], round_["worst"]["loss"]) == (1.46, 1.46)
