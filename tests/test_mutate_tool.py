@@ -161,3 +161,24 @@ def test_a_line_marked_no_mutate_is_never_mutated(tmp_path: Path,
     assert mutate.pragma_lines(root / "server" / "net" / "addresses.py") == {
         n for n, line in enumerate((root / "server" / "net" / "addresses.py").read_text().splitlines(), 1)
         if "= 0x8915" in line}
+
+
+def test_a_mutant_killed_by_the_timeout_is_counted_and_listed_apart(tmp_path: Path) -> None:
+    import json
+
+    module = str(tmp_path / "m.py")
+
+    def line(row: int, outcome: str | None, output: str = "") -> str:
+        item = {"mutations": [{"module_path": module, "start_pos": [row, 4], "operator_name": "op"}]}
+        result = None if outcome is None else {"test_outcome": outcome, "output": output, "diff": f"-{row}"}
+        return json.dumps([item, result])
+
+    dump = "\n".join([line(3, "killed"), line(4, "killed", "timeout"), line(5, "survived"),
+                      line(6, None), line(7, "killed", "timeout"), line(1, "survived")])
+    spans = {module: [((1, 0), (1, 40))]}
+    outcome = mutate.tally(dump, tmp_path, spans)
+    assert (outcome.killed, outcome.by_timeout, outcome.survived, outcome.equivalent) == (3, 2, 1, 1)
+    assert outcome.timed_out == ["TIMEOUT m.py:4 op", "TIMEOUT m.py:7 op"]
+    assert outcome.survivors == ["SURVIVED m.py:5 op\n-5"]
+    assert outcome.summary() == ("killed: 3 (2 of them by the timeout: run those again on a quiet "
+                                 "machine), survived: 1, score: 75.0%")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import json
 import os
 import random
@@ -134,6 +135,59 @@ def drop_mutants(session: Path, tree: Path, modules: list[str], lines: tuple[int
     return len(drop)
 
 
+@dataclasses.dataclass
+class Tally:
+    """What a session's outcomes say: a mutant killed only by the timeout is counted
+    apart, as on a loaded machine a slow test run can pass the timeout without any bug."""
+
+    killed: int = 0
+    survived: int = 0
+    by_timeout: int = 0
+    equivalent: int = 0
+    survivors: list[str] = dataclasses.field(default_factory=list)
+    timed_out: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.killed + self.survived
+
+    def summary(self) -> str:
+        """
+        >>> Tally(killed=9, survived=1, by_timeout=2).summary()
+        'killed: 9 (2 of them by the timeout: run those again on a quiet machine), survived: 1, score: 90.0%'
+        >>> Tally().summary()
+        'killed: 0, survived: 0, score: 0.0%'
+        """
+        score = 100.0 * self.killed / self.total if self.total else 0.0
+        timeouts = (f" ({self.by_timeout} of them by the timeout: run those again on a quiet machine)"
+                    if self.by_timeout else "")
+        return f"killed: {self.killed}{timeouts}, survived: {self.survived}, score: {score:.1f}%"
+
+
+def tally(dump: str, tree: Path, spans: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]]) -> Tally:
+    """Count the outcomes of ``cosmic-ray dump`` (one JSON pair a line): a mutant inside
+    an annotation says nothing about the tests, killed or not."""
+    outcome = Tally()
+    for line in dump.splitlines():
+        item, result = json.loads(line)
+        if not result or result.get("test_outcome") is None:
+            continue
+        if all(in_annotation(m, spans.get(m["module_path"], [])) for m in item["mutations"]):
+            outcome.equivalent += 1
+            continue
+        where = ", ".join(f"{Path(m['module_path']).relative_to(tree)}:{m['start_pos'][0]} {m['operator_name']}"
+                          for m in item["mutations"])
+        if result["test_outcome"] == "survived":
+            outcome.survived += 1
+            outcome.survivors.append(f"SURVIVED {where}\n{result.get('diff', '')}")
+        else:
+            outcome.killed += 1
+            if result.get("output") == "timeout":
+                outcome.by_timeout += 1
+                outcome.timed_out.append(f"TIMEOUT {where}")
+    return outcome
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Mutate a module in a scratch copy and run the tests that cover it.",
@@ -213,27 +267,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(dump, encoding="utf-8")
     spans = {str(tree / m): annotation_spans(tree / m) for m in args.modules}
-    killed = survived = equivalent = 0
-    for line in dump.splitlines():
-        item, result = json.loads(line)
-        if not result or result.get("test_outcome") is None:
-            continue
-        if all(in_annotation(m, spans.get(m["module_path"], [])) for m in item["mutations"]):
-            equivalent += 1  # killed or not, it says nothing about the tests
-            continue
-        if result["test_outcome"] == "survived":
-            survived += 1
-            for mutation in item["mutations"]:
-                where = Path(mutation["module_path"]).relative_to(tree)
-                print(f"SURVIVED {where}:{mutation['start_pos'][0]} {mutation['operator_name']}")
-            print(result.get("diff", ""))
-        else:
-            killed += 1
-    total = killed + survived
-    score = 100.0 * killed / total if total else 0.0
-    print(f"mutants: {total} (and {dropped + equivalent} left out: in annotations, outside --lines "
-          f"or not in --sample), "
-          f"killed: {killed}, survived: {survived}, score: {score:.1f}%")
+    outcome = tally(dump, tree, spans)
+    for text in outcome.survivors:
+        print(text)
+    for text in outcome.timed_out:
+        print(text)
+    print(f"mutants: {outcome.total} (and {dropped + outcome.equivalent} left out: in annotations, "
+          f"outside --lines or not in --sample), {outcome.summary()}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0
