@@ -1,0 +1,133 @@
+"""Storage behaviours only a 30 s server test or nothing pinned (issue 43, session 25):
+the writer's own checkpoint once the log outgrew its bound, the checkpointer's copy
+after a write, a write whose caller was cancelled while it waited for a read, and a
+lock file that cannot be made in a read-only folder."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from nimmt.server.storage import AsyncStore, DatabaseUnreadable, Store
+from nimmt.server.storage import files as files_module
+
+
+async def test_past_its_bound_the_log_is_checkpointed_by_the_writer_every_8th_transaction(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer looks at the log's size every 8 transactions (docs/SERVER.md: past
+    4 MiB it checkpoints): with a log always too big, its own checkpoints come after
+    the 8th and the 16th transaction, and never while the log is small."""
+    astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
+    made: list[int] = []
+    monkeypatch.setattr(astore.store, "checkpoint", lambda: made.append(astore.commits))
+    for n in range(1, 9):
+        await astore.create_table(f"t{n}", "small", {}, {})
+    assert made == []  # the log is under its bound
+    monkeypatch.setattr(astore.store, "log_too_big", lambda: True)
+    for n in range(9, 25):
+        await astore.create_table(f"t{n}", "big", {}, {})
+        assert made == [c for c in (16, 24) if c <= astore.commits], n
+    assert astore.commits == 24
+    await astore.aclose()
+
+
+class _Watched:
+    """The checkpointer's connection, telling when it copied the log."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.copied = threading.Event()
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        result = self.db.execute(sql, *args)
+        if "wal_checkpoint" in sql:
+            self.copied.set()
+        return result
+
+    def close(self) -> None:
+        self.db.close()
+
+
+async def test_a_write_is_copied_into_the_database_file_by_the_checkpointer(
+        tmp_path: Path) -> None:
+    """Within its interval after a write, the checkpointer copies the log into the
+    file itself: a copy of the .db file alone (no log beside it) holds the table."""
+    path = tmp_path / "nimmt.db"
+    astore = AsyncStore(Store.open(path))
+    checkpointer = astore._checkpointer
+    assert checkpointer is not None
+    watched = _Watched(checkpointer._db)
+    checkpointer._db = watched  # type: ignore[assignment]
+    try:
+        await astore.create_table("t1", "Friday", {}, {})
+        assert await trio.to_thread.run_sync(watched.copied.wait, 20)
+        with checkpointer.lock:  # (the copy under way is finished)
+            shutil.copyfile(path, tmp_path / "alone.db")
+        with sqlite3.connect(tmp_path / "alone.db") as alone:
+            assert alone.execute("SELECT id, name FROM tables").fetchall() == [("t1", "Friday")]
+    finally:
+        await astore.aclose()
+
+
+async def test_a_write_whose_caller_is_cancelled_while_a_read_runs_is_on_disk_after_the_read(
+        tmp_path: Path) -> None:
+    """A table closed (its task cancelled) while its write waits for a read: the write is
+    made as soon as the read ends, not left queued until some later write."""
+    astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
+    busy, release = threading.Event(), threading.Event()
+    outcome: list[str] = []
+
+    async def write(scope: trio.CancelScope) -> None:
+        with scope:
+            await astore.create_table("t1", "Friday", {}, {})
+            outcome.append("returned")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(astore.read, lambda: (busy.set(), release.wait()))
+        await trio.to_thread.run_sync(busy.wait)
+        scope = trio.CancelScope()
+        nursery.start_soon(write, scope)
+        await trio.testing.wait_all_tasks_blocked()
+        scope.cancel()
+        await trio.testing.wait_all_tasks_blocked()
+        release.set()
+    assert astore.backlog == 0
+    assert [t.id for t in await astore.open_tables()] == ["t1"]
+    await astore.aclose()
+
+
+@pytest.mark.parametrize("code", [errno.EROFS, errno.EACCES])
+def test_a_database_whose_lock_cannot_be_made_in_a_read_only_folder_still_opens(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int) -> None:
+    """(Root may write anywhere: the refusal is made by hand.) Without its lock file the
+    database is still read; a full disk at the lock file refuses to open it."""
+    path = tmp_path / "nimmt.db"
+    with Store.open(path) as store:
+        store.create_table("t1", "Friday", {}, {})
+    (tmp_path / "nimmt.db.lock").unlink()
+    real_open = os.open
+
+    def refused(errno_code: int):
+        def fake(name: Any, *args: Any, **kwargs: Any) -> int:
+            if str(name).endswith(".lock"):
+                raise OSError(errno_code, os.strerror(errno_code))
+            return real_open(name, *args, **kwargs)
+        return fake
+
+    monkeypatch.setattr(files_module.os, "open", refused(code))
+    with Store.open(path) as store:
+        assert [t.id for t in store.open_tables()] == ["t1"]
+    monkeypatch.setattr(files_module.os, "open", refused(errno.ENOSPC))
+    with pytest.raises(DatabaseUnreadable, match="cannot create the database"):
+        Store.open(path)
+    monkeypatch.undo()
+    assert not (tmp_path / "nimmt.db.lock").exists()
