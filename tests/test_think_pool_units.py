@@ -126,3 +126,225 @@ async def test_a_decision_no_worker_takes_fails_at_its_deadline() -> None:
         assert str(failed.value) == "no worker was free within 0.5 s"
         assert 0.5 <= trio.current_time() - start < 2.0
         nursery.cancel_scope.cancel()
+
+
+# ---------------------------------------------------------------- puppet workers
+# A worker process played by the test: the pool gets a socket as from a real worker,
+# and the test reads the decisions sent down it and answers them. In one process,
+# so trio's MockClock rules every deadline (a real worker would take real time).
+
+
+class _Puppet:
+    """A worker that says it is ready at once; ``dead``: its process has ended while
+    its socket stays open (a child of it holds it)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.dead = False
+        self.killed = False
+        mine, theirs = socket.socketpair()
+        self.pool_end = Connection(mine.detach())
+        self.end = Connection(theirs.detach())
+        self.end.send(("ready",))
+
+    def poll(self) -> int | None:
+        return -9 if self.dead or self.killed else None
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def wait(self, timeout: float) -> int:
+        return -9
+
+    @property
+    def dropped(self) -> bool:
+        """Whether the pool has let go of it (closed its socket)."""
+        return self.pool_end.closed
+
+    def asked(self) -> bool:
+        """Whether a decision was sent to it and is not answered yet."""
+        return not self.dropped and self.end.poll()
+
+    def answer(self, decision: str) -> str:
+        """Answer the decision sent to it with ``decision``; the view it was sent."""
+        spec, seed, view, state = self.end.recv()
+        self.end.send(("ok", decision, None, None))
+        return view
+
+    def close(self) -> None:
+        self.end.close()
+
+
+def _puppets(pool: ThinkPool, count: int) -> list[_Puppet]:
+    """``pool``'s workers from now on: ``count`` puppets, pids -1, -2, ..."""
+    puppets = [_Puppet(-1 - n) for n in range(count)]
+    fresh = iter(puppets)
+
+    def spawn():  # type: ignore[no-untyped-def]
+        puppet = next(fresh)
+        pool._processes.add(puppet)  # type: ignore[arg-type]
+        return puppet, puppet.pool_end
+
+    pool._spawn = spawn  # type: ignore[method-assign]
+    return puppets
+
+
+async def _think(pool: ThinkPool, view: str, timeout: float, results: dict[str, object],
+                 group: str | None = None, owner: str | None = None) -> None:
+    """``pool.think`` for ``view`` (of table ``owner``; None: its own table); the answer's
+    decision and worker, or the failure's type and text, in ``results[view]``."""
+    try:
+        thought = await pool.think("random", 1, view, timeout,  # type: ignore[arg-type]
+                                   owner=owner or view, group=group)
+        results[view] = (thought.decision, thought.worker)
+    except ThinkFailed as e:
+        results[view] = (type(e).__name__, str(e))
+
+
+async def test_a_decision_that_waited_past_its_deadline_is_failed_and_not_run(
+        autojump_clock: trio.testing.MockClock) -> None:
+    pool = ThinkPool(1)
+    (puppet,) = _puppets(pool, 1)
+    results: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        nursery.start_soon(_think, pool, "first", 10.0, results)
+        await trio.testing.wait_all_tasks_blocked()
+        start = trio.current_time()
+        nursery.start_soon(_think, pool, "late", 1.0, results)
+        await trio.sleep(1.01)  # the worker is free 10 ms after the late one's deadline
+        assert puppet.answer("a") == "first"
+        await trio.testing.wait_all_tasks_blocked()
+        assert results == {"first": ("a", -1),
+                           "late": ("ThinkFailed", "no worker was free in time")}
+        assert trio.current_time() - start == pytest.approx(1.01)  # at once, not later
+        assert not puppet.asked() and not puppet.killed  # not sent: its worker lives on
+        nursery.cancel_scope.cancel()
+    puppet.close()
+
+
+async def test_a_full_queue_refuses_the_longest_groups_newest_in_the_queues_words(
+        autojump_clock: trio.testing.MockClock) -> None:
+    pool = ThinkPool(1, per_table=10, queue_size=3)
+    (puppet,) = _puppets(pool, 1)
+    results: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        nursery.start_soon(_think, pool, "running", 30.0, results)
+        await trio.testing.wait_all_tasks_blocked()
+        assert puppet.asked()
+        for n in range(3):  # one table, 3 waiting: the queue is full, the table's line not
+            nursery.start_soon(_think, pool, f"a{n}", 30.0, results, None, "A")
+            await trio.testing.wait_all_tasks_blocked()
+        with pytest.raises(ThinkRefused) as refused:
+            await pool.think("random", 1, "a3", 30.0, owner="A")  # type: ignore[arg-type]
+        assert str(refused.value) == ("3 decisions wait for a worker, as many as the queue "
+                                      "holds: refused at once")
+        assert results == {} and pool.busy == 4
+        nursery.cancel_scope.cancel()
+    puppet.close()
+
+
+async def test_a_full_queue_makes_room_and_says_why_to_the_decision_it_refuses(
+        autojump_clock: trio.testing.MockClock) -> None:
+    pool = ThinkPool(1, per_table=10, queue_size=2)
+    (puppet,) = _puppets(pool, 1)
+    results: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        nursery.start_soon(_think, pool, "running", 30.0, results, "10.0.0.1")
+        await trio.testing.wait_all_tasks_blocked()
+        for view in ("a0", "a1"):
+            nursery.start_soon(_think, pool, view, 30.0, results, "10.0.0.1")
+            await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(_think, pool, "b0", 30.0, results, "10.0.0.2")
+        await trio.testing.wait_all_tasks_blocked()
+        # the first of two equally long lines gives up its newest: a0
+        assert results == {"a0": ("ThinkRefused", "2 decisions wait for a worker, as many as "
+                                                  "the queue holds: refused at once")}
+        assert puppet.answer("r") == "running"
+        await trio.testing.wait_all_tasks_blocked()
+        assert puppet.answer("a") == "a1"  # both groups came in anew: in that order
+        await trio.testing.wait_all_tasks_blocked()
+        assert puppet.answer("b") == "b0"
+        await trio.testing.wait_all_tasks_blocked()
+        assert results["b0"] == ("b", -1) and results["a1"] == ("a", -1)
+        assert pool.busy == 0
+        nursery.cancel_scope.cancel()
+    puppet.close()
+
+
+async def test_a_decision_taken_by_a_worker_found_dead_goes_to_a_new_worker(
+        autojump_clock: trio.testing.MockClock) -> None:
+    pool = ThinkPool(1)
+    first, second = _puppets(pool, 2)
+    results: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        await pool.warm_up()
+        await trio.testing.wait_all_tasks_blocked()
+        first.dead = True  # its process ended; its socket is still open
+        nursery.start_soon(_think, pool, "x", 30.0, results)
+        await trio.testing.wait_all_tasks_blocked()
+        assert first.dropped and not first.asked()
+        assert second.answer("s") == "x"
+        await trio.testing.wait_all_tasks_blocked()
+        assert results == {"x": ("s", -2)}
+        nursery.cancel_scope.cancel()
+    first.close()
+    second.close()
+
+
+class _Unsendable:
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        raise ValueError("no pickle for you")
+
+
+async def test_a_decision_that_cannot_be_sent_fails_alone_and_the_pool_goes_on(
+        autojump_clock: trio.testing.MockClock) -> None:
+    pool = ThinkPool(1)
+    first, second = _puppets(pool, 2)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        with pytest.raises(ThinkFailed) as failed:
+            await pool.think("random", 1, _Unsendable(), 30.0)  # type: ignore[arg-type]
+        assert str(failed.value) == "could not send it a decision (no pickle for you)"
+        assert first.killed  # replaced
+        results: dict[str, object] = {}
+        nursery.start_soon(_think, pool, "next", 30.0, results)
+        await trio.testing.wait_all_tasks_blocked()
+        assert second.answer("n") == "next"
+        await trio.testing.wait_all_tasks_blocked()
+        assert results == {"next": ("n", -2)}
+        nursery.cancel_scope.cancel()
+    first.close()
+    second.close()
+
+
+@pytest.mark.parametrize(("setting", "running"), [(None, 1), ("1", 1), ("0", 2)])
+async def test_a_worker_is_kept_free_for_another_address_unless_switched_off(
+        autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch,
+        setting: str | None, running: int) -> None:
+    if setting is None:
+        monkeypatch.delenv("NIMMT_THINK_KEEP_FREE", raising=False)
+    else:
+        monkeypatch.setenv("NIMMT_THINK_KEEP_FREE", setting)
+    pool = ThinkPool(2)
+    puppets = _puppets(pool, 2)
+    results: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        await pool.warm_up()
+        nursery.start_soon(_think, pool, "v1", 30.0, results, "10.0.0.2")  # the victim asks
+        await trio.testing.wait_all_tasks_blocked()
+        (asked,) = [p for p in puppets if p.asked()]
+        asked.answer("v")
+        await trio.testing.wait_all_tasks_blocked()
+        for n in range(3):  # then another address floods
+            nursery.start_soon(_think, pool, f"f{n}", 30.0, results, "10.0.0.1")
+        await trio.testing.wait_all_tasks_blocked()
+        assert len([p for p in puppets if p.asked()]) == running
+        assert len(pool.thinking) == running
+        nursery.cancel_scope.cancel()
+    for puppet in puppets:
+        puppet.close()
