@@ -1,0 +1,335 @@
+"""The server process as an operator runs it, in this process: what it prints at start
+(the address to give, the bots' table, the LAN name), what a SIGTERM or SIGINT does
+(a goodbye to every client, games kept only with a database, the database closed so
+that a restart can open it), the database it opens, the open files limit, and the
+LAN announcement's choice of addresses. Servers listen on 127.0.0.1, port 0."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from nimmt import protocol as P
+from nimmt.server import ServerConfig, app
+from nimmt.server.net.announce import default_server_name
+from nimmt.server.storage import Store
+from nimmt.server.storage import store as store_module
+from server_helpers import ScriptClient
+
+HOST = "127.0.0.1"
+
+
+class Started:
+    """``app.Server`` replaced by a subclass that tells the test its port and itself
+    once it serves; ``listen_hosts``: the host each listener was asked for."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.ready = trio.Event()
+        self.server: app.Server | None = None
+        self.port = 0
+        self.listen_hosts: list[str | None] = []
+        self.file_limits: list[int] = []
+        started = self
+
+        class Recording(app.Server):
+            async def serve(self, listeners: Any = None, *,
+                            task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+                started.server = self
+                started.port = listeners[0].socket.getsockname()[1]
+                started.ready.set()
+                await super().serve(listeners, task_status=task_status)
+
+        real_listen = trio.open_tcp_listeners
+
+        async def listen(port: int, *, host: str | None = None, **kw: Any) -> Any:
+            self.listen_hosts.append(host)
+            return await real_listen(port, host=HOST, **kw)  # never every interface here
+
+        monkeypatch.setattr(app, "Server", Recording)
+        monkeypatch.setattr(trio, "open_tcp_listeners", listen)
+        monkeypatch.setattr(app, "raise_file_limit", self.file_limits.append)
+
+
+async def run_and_stop(config: ServerConfig, started: Started,
+                       sig: int = signal.SIGTERM) -> P.Goodbye | None:
+    """``run_server(config)`` until a client said hello, then ``sig``; the client's goodbye."""
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(app.run_server, config)
+            await started.ready.wait()
+            client = await ScriptClient.tcp(started.port, "Ann")
+            signal.raise_signal(sig)
+            goodbye = await client.wait_closed()
+            await client.aclose()
+    return goodbye
+
+
+@pytest.mark.parametrize("bots, line", [
+    (1, "A table with 1 bot is waiting for you."),
+    (2, "A table with 2 bots is waiting for you."),
+])
+async def test_the_start_prints_where_to_join_and_the_bots_table(monkeypatch, capsys, bots, line):
+    started = Started(monkeypatch)
+    config = ServerConfig(host=HOST, port=0, db=":memory:", bots=bots, bot_level="easy",
+                          announce=False, max_connections=500)
+    goodbye = await run_and_stop(config, started)
+    out, err = capsys.readouterr()
+    port = started.port
+    assert out.splitlines() == [
+        f"nimmt-server listening on {HOST}:{port} — players join with: nimmt-client {HOST}:{port}",
+        line]
+    assert err == "\nSIGTERM: telling everyone goodbye...\n"
+    # without a database the games end with the server, and the client is told so
+    assert goodbye is not None
+    assert (goodbye.reason, goodbye.message, goodbye.kept) == (
+        "server_shutdown", "the server is shutting down", False)
+    assert started.file_limits == [564]  # a file per connection and 64 for the server's own
+    assert started.listen_hosts == [HOST]
+
+
+async def test_no_bots_no_bots_line_and_sigint_is_named(monkeypatch, capsys):
+    started = Started(monkeypatch)
+    config = ServerConfig(host=HOST, port=0, db=":memory:", announce=False)
+    await run_and_stop(config, started, signal.SIGINT)
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        f"nimmt-server listening on {HOST}:{started.port} — players join with: "
+        f"nimmt-client {HOST}:{started.port}"]
+    assert err == "\nSIGINT: telling everyone goodbye...\n"
+    assert started.file_limits == [2064]
+
+
+async def test_with_a_database_the_games_are_kept_and_the_file_closed(monkeypatch, tmp_path: Path,
+                                                                       caplog):
+    caplog.set_level(logging.INFO, "nimmt.server")
+    started = Started(monkeypatch)
+    db = tmp_path / "party.db"
+    config = ServerConfig(host=HOST, port=0, db=str(db), announce=False)
+    goodbye = await run_and_stop(config, started)
+    assert goodbye is not None and (goodbye.reason, goodbye.kept) == ("server_shutdown", True)
+    assert f"database: {db}" in caplog.messages
+    assert caplog.messages[-1] == "stopped"
+    Store.open(db).close()  # the lock is free: a restart can open it
+
+
+async def test_a_star_host_listens_on_every_interface(monkeypatch, capsys):
+    started = Started(monkeypatch)
+    await run_and_stop(ServerConfig(host="*", port=0, db=":memory:", announce=False), started)
+    assert started.listen_hosts == [None]
+    capsys.readouterr()
+
+
+class FakeAnnouncer:
+    """Stands for the multicast DNS announcer: records what it was made with, when it
+    ran and when it was withdrawn (and whether the server was stopping by then)."""
+
+    made: list[FakeAnnouncer] = []
+    started: Started | None = None
+
+    def __init__(self, name: str, port: int, addresses: list[str], versions: Any,
+                 summary: Any) -> None:
+        self.name, self.port, self.addresses = name, port, list(addresses)
+        self.versions, self.summary = tuple(versions), summary
+        self.events: list[str] = []
+        self.scope = trio.CancelScope()
+        FakeAnnouncer.made.append(self)
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        self.events.append("run")
+        with self.scope:
+            task_status.started()
+            await trio.sleep_forever()
+
+    async def withdraw(self) -> None:
+        assert self.started is not None and self.started.server is not None
+        self.events.append(f"withdraw, stopping={self.started.server.stopping}")
+        self.scope.cancel()
+
+
+async def test_the_announcement_is_named_printed_and_withdrawn_before_the_goodbyes(
+        monkeypatch, capsys):
+    started = Started(monkeypatch)
+    monkeypatch.setattr(FakeAnnouncer, "made", [])
+    monkeypatch.setattr(FakeAnnouncer, "started", started)
+    monkeypatch.setattr(app, "Announcer", FakeAnnouncer)
+    monkeypatch.setattr(app, "lan_addresses", lambda: ["192.0.2.7", "127.0.0.1"])
+    config = ServerConfig(host="*", port=0, db=":memory:", name="Ann's party")
+    goodbye = await run_and_stop(config, started)
+    [announcer] = FakeAnnouncer.made
+    assert (announcer.name, announcer.port, announcer.addresses, announcer.versions) == (
+        "Ann's party", started.port, ["192.0.2.7"], tuple(P.SUPPORTED_VERSIONS))
+    # withdrawn first: nobody finds a server that is going
+    assert announcer.events == ["run", "withdraw, stopping=False"]
+    assert goodbye is not None and goodbye.reason == "server_shutdown"
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == ('Announcing on the LAN as "Ann\'s party": players on this network '
+                       "find it with nimmt-client alone.")
+    assert len(out) == 2 and out[0].startswith(
+        f"nimmt-server listening on *:{started.port} — players join with: ")
+
+
+# ------------------------------------------------------------------ the announcement's addresses
+
+def announcer_config(host: str, **kw: Any) -> ServerConfig:
+    return ServerConfig(host=host, port=0, **kw)
+
+
+async def announced(monkeypatch, config: ServerConfig, lan: list[str]) -> Any:
+    monkeypatch.setattr(app, "lan_addresses", lambda: list(lan))
+    return await app._announcer(config, 6100, app.Server(config))
+
+
+async def test_every_interface_is_announced_on_the_lan_addresses(monkeypatch):
+    for host in ("0.0.0.0", "::", "*", " * "):
+        announcer = await announced(monkeypatch, announcer_config(host),
+                                    ["192.168.1.20", "10.0.0.5"])
+        assert announcer is not None, host
+        assert (announcer.name, announcer.port, announcer.addresses) == (
+            default_server_name(), 6100, ["192.168.1.20", "10.0.0.5"])
+        assert announcer.versions == tuple(P.SUPPORTED_VERSIONS)
+
+
+async def test_an_address_of_this_machine_is_announced_on_itself_only(monkeypatch):
+    announcer = await announced(monkeypatch, announcer_config("192.0.2.7", name="Kitchen"),
+                                ["192.0.2.7", "10.0.0.5"])
+    assert announcer is not None
+    assert (announcer.name, announcer.addresses) == ("Kitchen", ["192.0.2.7"])
+
+
+async def test_no_announcement_turned_off_on_loopback_or_for_a_host_that_does_not_resolve(
+        monkeypatch, caplog):
+    caplog.set_level(logging.INFO, "nimmt.server")
+    lan = ["192.168.1.20"]
+    assert await announced(monkeypatch, announcer_config("0.0.0.0", announce=False), lan) is None
+    assert await announced(monkeypatch, announcer_config("127.0.0.1"), lan) is None
+    assert await announced(monkeypatch, announcer_config("no-such-host.invalid"), lan) is None
+    assert caplog.messages == [
+        "not announced on the LAN (announce = false)",
+        "not announced on the LAN: 127.0.0.1 is not reachable from another machine",
+        "not announced on the LAN: no-such-host.invalid is not reachable from another machine",
+    ]
+
+
+# ------------------------------------------------------------------ the database
+
+async def test_memory_means_no_database():
+    assert await app.open_database(":memory:") is None
+
+
+async def test_a_database_file_is_opened_with_its_durability_and_named_in_the_log(
+        tmp_path: Path, caplog, capsys):
+    caplog.set_level(logging.INFO, "nimmt.server")
+    path = tmp_path / "n.db"
+    store = await app.open_database(str(path), "full")
+    try:
+        assert store is not None and store.store.path == path
+        assert store.store.durability == "full"
+        assert store.failing is None
+    finally:
+        await store.aclose()
+    assert caplog.messages == [f"database: {path}"]
+    assert capsys.readouterr().err == ""
+
+
+async def test_a_database_it_cannot_write_is_said_on_stderr(tmp_path: Path, monkeypatch, caplog,
+                                                           capsys):
+    """(Root may write any file: the refusal is made by hand, as SQLite's CANTOPEN.)"""
+    import sqlite3
+
+    path = tmp_path / "n.db"
+    Store.open(path).close()
+
+    def refused(*args: Any, **kwargs: Any) -> None:
+        e = sqlite3.OperationalError("attempt to write a readonly database")
+        e.sqlite_errorcode = 14
+        raise e
+
+    monkeypatch.setattr(store_module, "prepare", refused)
+    store = await app.open_database(str(path))
+    try:
+        assert store is not None and store.failing is not None
+    finally:
+        await store.aclose()
+    assert capsys.readouterr().err == (
+        f"WARNING: the database {path} cannot be written: games are kept in memory only "
+        "until it can\n")
+    [record] = caplog.records
+    assert record.levelno == logging.ERROR
+    assert record.getMessage().startswith(f"the database {path} cannot be written (")
+
+
+# ------------------------------------------------------------------ the process's own limits
+
+class FakeResource:
+    RLIMIT_NOFILE = 7
+    RLIM_INFINITY = -1
+
+    def __init__(self, soft: int, hard: int, fails: bool = False) -> None:
+        self.limits = (soft, hard)
+        self.fails = fails
+        self.set: list[tuple[int, int]] = []
+
+    def getrlimit(self, which: int) -> tuple[int, int]:
+        assert which == self.RLIMIT_NOFILE
+        return self.limits
+
+    def setrlimit(self, which: int, limits: tuple[int, int]) -> None:
+        assert which == self.RLIMIT_NOFILE
+        if self.fails:
+            raise ValueError("not allowed")
+        self.set.append(limits)
+
+
+@pytest.mark.parametrize("soft, hard, wanted, raised", [
+    (1024, 4096, 2064, [(2064, 4096)]),   # raised to what is wanted
+    (1024, 4096, 5000, [(4096, 4096)]),   # no further than the hard limit
+    (1024, -1, 5000, [(5000, -1)]),       # an unlimited hard limit: what is wanted
+    (2064, 4096, 2064, []),               # already enough
+    (2063, 4096, 2064, [(2064, 4096)]),   # one short
+    (4096, 4096, 2064, []),               # never lowered
+    (-1, -1, 2064, []),                   # unlimited already
+])
+def test_the_open_files_limit_is_raised_to_what_is_wanted(monkeypatch, caplog, soft, hard,
+                                                          wanted, raised):
+    caplog.set_level(logging.INFO, "nimmt.server")
+    fake = FakeResource(soft, hard)
+    monkeypatch.setitem(__import__("sys").modules, "resource", fake)
+    app.raise_file_limit(wanted)
+    assert fake.set == raised
+    assert caplog.messages == (
+        [f"open files limit raised from {soft} to {raised[0][0]}"] if raised else [])
+
+
+def test_a_limit_that_cannot_be_raised_is_a_warning(monkeypatch, caplog):
+    fake = FakeResource(1024, 4096, fails=True)
+    monkeypatch.setitem(__import__("sys").modules, "resource", fake)
+    app.raise_file_limit(2064)
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (logging.WARNING, "could not raise the open files limit from 1024")]
+
+
+def test_the_collector_keeps_its_older_generations_and_freezes_the_start(monkeypatch):
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 11, 13)
+        app.tune_garbage_collector()
+        assert gc.get_threshold() == (50_000, 11, 13)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+
+
+# ------------------------------------------------------------------ the Server object
+
+def test_the_lobby_exists_only_while_serving():
+    server = app.Server(ServerConfig(port=0))
+    with pytest.raises(RuntimeError, match="^the server is not serving$"):
+        server.lobby
+    assert (server.summary().tables_waiting, server.summary().players) == (0, 0)
