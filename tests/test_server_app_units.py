@@ -20,7 +20,7 @@ from nimmt.server import ServerConfig, app
 from nimmt.server.net.announce import default_server_name
 from nimmt.server.storage import Store
 from nimmt.server.storage import store as store_module
-from server_helpers import ScriptClient
+from server_helpers import ScriptClient, make_config
 
 HOST = "127.0.0.1"
 
@@ -331,5 +331,79 @@ def test_the_collector_keeps_its_older_generations_and_freezes_the_start(monkeyp
 def test_the_lobby_exists_only_while_serving():
     server = app.Server(ServerConfig(port=0))
     with pytest.raises(RuntimeError, match="^the server is not serving$"):
-        server.lobby
+        _ = server.lobby
     assert (server.summary().tables_waiting, server.summary().players) == (0, 0)
+
+
+async def serving(nursery: trio.Nursery, config: ServerConfig) -> app.Server:
+    server = app.Server(config)
+    await nursery.start(server.serve)
+    return server
+
+
+async def test_a_shutdown_says_goodbye_to_every_client_then_serve_returns(autojump_clock,
+                                                                         caplog):
+    caplog.set_level(logging.INFO, "nimmt.server")
+    async with trio.open_nursery() as nursery:
+        server = await serving(nursery, make_config(bots=2))
+        ann = await ScriptClient.memory(server, nursery, "Ann")
+        bob = await ScriptClient.memory(server, nursery, "Bob", hello=False)
+        await trio.testing.wait_all_tasks_blocked()
+        assert (server.summary().tables_waiting, server.summary().players) == (1, 1)
+        await server.shutdown()
+        for client in (ann, bob):
+            goodbye = await client.wait_closed()
+            assert goodbye is not None
+            assert (goodbye.reason, goodbye.message, goodbye.kept) == (
+                "server_shutdown", "the server is shutting down", False)
+        assert not server.clients
+        # a connection coming in now is closed at once, without a byte
+        late, theirs = trio.testing.memory_stream_pair()
+        await server.handle_stream(theirs)
+        assert await late.receive_some() == b""
+        await server.shutdown()  # a second stop does nothing more
+    assert caplog.messages.count("shutting down: 2 connections, 1 tables") == 1
+
+
+async def test_another_reason_to_close_keeps_nothing_said(autojump_clock):
+    async with trio.open_nursery() as nursery:
+        server = await serving(nursery, make_config())
+        ann = await ScriptClient.memory(server, nursery, "Ann")
+        await server.shutdown("kicked", "maintenance")
+        goodbye = await ann.wait_closed()
+        assert goodbye is not None
+        assert (goodbye.reason, goodbye.message, goodbye.kept) == (
+            "kicked", "maintenance", None)
+
+
+async def test_a_flooders_address_is_refused_with_the_seconds_to_wait(autojump_clock,
+                                                                      monkeypatch):
+    monkeypatch.setattr(app, "peer_address", lambda stream: "192.0.2.44")
+    async with trio.open_nursery() as nursery:
+        server = await serving(nursery, make_config(flood_address_cooldown=30.0))
+        server.admission.flooded("192.0.2.44", trio.current_time() - 0.5)  # 29.5 s to go
+        ours, theirs = trio.testing.memory_stream_pair()
+        refused = ScriptClient(ours, "Eve")
+        await server.handle_stream(theirs)
+        await refused.wait_closed()
+        error, goodbye = refused.log
+        text = ("a connection from your address was closed for flooding the server: "
+                "try again in 30 s")
+        assert (error.code, error.message) == ("rate_limited", text)
+        assert (goodbye.reason, goodbye.message) == ("rate_limited", text)
+        assert not server.clients and server._cids == 0  # never counted as a connection
+        await server.shutdown()
+
+
+async def test_a_refusal_nobody_reads_is_given_up_after_a_second(autojump_clock, monkeypatch):
+    monkeypatch.setattr(app, "peer_address", lambda stream: "192.0.2.44")
+    async with trio.open_nursery() as nursery:
+        server = await serving(nursery, make_config(flood_address_cooldown=30.0))
+        server.admission.flooded("192.0.2.44", trio.current_time())
+        ours, theirs = trio.testing.lockstep_stream_pair()
+        start = trio.current_time()
+        await server.handle_stream(theirs)  # the refusal is never read
+        assert trio.current_time() - start == 1.0
+        with pytest.raises(trio.BrokenResourceError):
+            await ours.send_all(b"x")
+        await server.shutdown()
