@@ -131,3 +131,35 @@ def test_a_database_whose_lock_cannot_be_made_in_a_read_only_folder_still_opens(
         Store.open(path)
     monkeypatch.undo()
     assert not (tmp_path / "nimmt.db.lock").exists()
+
+
+def test_rated_games_kept_without_ratings_are_found_past_a_casual_game_before_them(
+        tmp_path: Path) -> None:
+    """At a start, every rated game without ratings is rated, oldest first, whatever
+    casual games were kept between them."""
+    from nimmt.engine import Options, record_from_game
+    from nimmt.server.storage.ladder import unrated_games
+
+    from storage_helpers import play_game
+
+    game, facts = play_game(Options(players=3, rounds=1), 7)
+    record = record_from_game(game, seats=["Ann", "Bob", "Cy"])
+    with Store.open(tmp_path / "nimmt.db") as store:
+        ids = {}
+        for table_id, rated in (("t1", False), ("t2", True), ("t3", False), ("t4", True)):
+            store.create_table(table_id, table_id, {}, {"table": {"rated": rated}})
+            store.append(table_id, facts)
+            ids[table_id] = store.finish_game(table_id, table_id, 1, record, ["human"] * 3,
+                                              started=1.0, ended=2.0)
+        assert [(g.game_id, g.table_id) for g in unrated_games(store._db)] == [
+            (ids["t2"], "t2"), (ids["t4"], "t4")]
+
+
+def test_a_stored_tie_choice_of_an_unknown_end_is_a_fact_error_that_says_so() -> None:
+    """A damaged table's log names what cannot be read (``FactError``: the table is
+    set aside at a start, the others come back)."""
+    from nimmt.server.storage import FactError, decision_from
+
+    with pytest.raises(FactError) as info:
+        decision_from({"type": "choose_tie", "seat": 1, "place": {"row": 0, "end": "middle"}})
+    assert str(info.value) == "a stored tie choice cannot be read: 'middle' is not a valid End"
