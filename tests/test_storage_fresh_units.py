@@ -163,3 +163,33 @@ def test_a_stored_tie_choice_of_an_unknown_end_is_a_fact_error_that_says_so() ->
     with pytest.raises(FactError) as info:
         decision_from({"type": "choose_tie", "seat": 1, "place": {"row": 0, "end": "middle"}})
     assert str(info.value) == "a stored tie choice cannot be read: 'middle' is not a valid End"
+
+
+def test_the_ladder_s_recent_ratings_say_who_played_each_name_s_last_game(
+        tmp_path: Path) -> None:
+    """The ladder marks bots by the kind of their last kept rated game: Ann a human,
+    Hal a built-in bot (both after two games, their ratings oldest first), Zed None:
+    his rating's game was not kept."""
+    from nimmt.engine import Options, record_from_game
+    from nimmt.server.storage.ladder import RatingChange, load_recent, save_ratings
+
+    from storage_helpers import play_game
+
+    game, facts = play_game(Options(players=3, rounds=1), 7)
+    record = record_from_game(game, seats=["Ann", "Hal", "Rob"])
+    with Store.open(tmp_path / "nimmt.db") as store:
+        store.create_table("t1", "Ladder", {}, {"table": {"rated": True}})
+        store.append("t1", facts)
+        for n in (1, 2):
+            game_id = store.finish_game("t1", "Ladder", n, record, ["human", "builtin", "bot"],
+                                        started=float(n), ended=float(n))
+            save_ratings(store._db, game_id, [RatingChange("Ann", 20.0 + n, 8.0, n, 1),
+                                              RatingChange("Hal", 30.0 - n, 7.0, n, 2)],
+                         at=float(n))
+        save_ratings(store._db, None, [RatingChange("Zed", 25.0, 8.3, 1, 1)], at=3.0)
+        recent = load_recent(store._db, 6)
+    assert {name: (r.kind, r.history) for name, r in recent.items()} == {
+        "Ann": ("human", ((21.0, 8.0), (22.0, 8.0))),
+        "Hal": ("builtin", ((29.0, 7.0), (28.0, 7.0))),
+        "Zed": (None, ((25.0, 8.3),)),
+    }
