@@ -1,0 +1,120 @@
+"""A think worker process as the pool sees it (server/thinking/worker.py, pool.py): it
+says ready, answers, and ends quietly when its socket closes; one started for a server
+that has gone ends at once, whether the kernel (prctl) or the watching thread (not
+Linux) tells it; stopping the pool while a worker starts leaves no process behind.
+Real processes (python -m nimmt.server.thinking.worker FD PID), a few tenths of a
+second each."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from multiprocessing.connection import Connection
+
+import trio
+import trio.testing
+
+from nimmt.engine import Decision, Game, Options
+from nimmt.server.thinking.pool import ThinkPool
+
+
+def _worker(parent: int) -> tuple[subprocess.Popen[bytes], Connection]:
+    """A worker started as the pool starts one, for the server ``parent``; stderr piped."""
+    mine, theirs = socket.socketpair()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "nimmt.server.thinking.worker", str(theirs.fileno()),
+             str(parent)], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+            stderr=subprocess.PIPE)
+    finally:
+        theirs.close()
+    return process, Connection(mine.detach())
+
+
+def test_a_worker_answers_then_ends_quietly_when_its_socket_closes() -> None:
+    process, conn = _worker(os.getpid())
+    try:
+        assert conn.poll(30) and conn.recv() == ("ready",)
+        view = Game(Options(players=4), seed=5).view(0)
+        conn.send(("random", 1, view, None))
+        assert conn.poll(30)
+        kind, decision, state, note = conn.recv()
+        assert kind == "ok" and isinstance(decision, Decision) and note is None
+        assert isinstance(state, bytes) and 0 < len(state) < 1 << 20
+        conn.close()  # the server let go of it
+        assert process.wait(30) == 0
+        assert process.stderr is not None and process.stderr.read() == b""  # no traceback
+    finally:
+        process.kill()
+        process.wait()
+        process.stderr.close()  # type: ignore[union-attr]
+
+
+def test_a_worker_started_for_a_server_that_has_gone_ends_at_once() -> None:
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    process, conn = _worker(ended.pid)  # its parent is not that server
+    try:
+        assert conn.poll(30)
+        try:
+            said = conn.recv()
+        except EOFError:
+            said = None
+        assert said is None  # it never said ready: no job is sent to it
+        assert process.wait(30) == 1
+        assert process.stderr is not None and process.stderr.read() == b""
+    finally:
+        conn.close()
+        process.kill()
+        process.wait()
+        process.stderr.close()  # type: ignore[union-attr]
+
+
+_WATCHED = """
+import os, sys, time
+from nimmt.server.thinking import worker
+sys.platform = "darwin"  # no prctl: the watching thread
+worker._PARENT_POLL = 0.01
+worker.die_with(int(sys.argv[1]))
+time.sleep(float(sys.argv[2]))
+print("alive", flush=True)
+"""
+
+
+def test_without_prctl_a_thread_ends_the_worker_once_its_server_has_gone() -> None:
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    gone = subprocess.run([sys.executable, "-c", _WATCHED, str(ended.pid), "5"],
+                          capture_output=True, timeout=20)
+    assert (gone.returncode, gone.stdout, gone.stderr) == (1, b"", b"")
+    # while its server lives, the thread lets it be
+    alive = subprocess.run([sys.executable, "-c", _WATCHED, str(os.getpid()), "0.1"],
+                           capture_output=True, timeout=20)
+    assert (alive.returncode, alive.stdout, alive.stderr) == (0, b"alive\n", b"")
+
+
+async def test_stopping_the_pool_while_a_worker_starts_leaves_no_process() -> None:
+    pool = ThinkPool(1)
+    started: list[subprocess.Popen[bytes]] = []
+    real_spawn = pool._spawn
+
+    def spawn():  # type: ignore[no-untyped-def]
+        process, conn = real_spawn()
+        started.append(process)
+        return process, conn
+
+    pool._spawn = spawn  # type: ignore[method-assign]
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(pool.run)
+            nursery.start_soon(pool.warm_up)
+            await trio.testing.wait_all_tasks_blocked()  # spawned, not ready yet
+            assert len(started) == 1 and started[0].poll() is None
+            nursery.cancel_scope.cancel()
+        assert started[0].poll() is not None  # killed, and waited for
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
