@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import socket
 import struct
-from typing import Any
 
 import pytest
+import trio
+from test_net_connection_units import BAD_FRAME, FakeServer, Peer, run
 
 import nimmt.server.net.addresses as addresses
+from nimmt import protocol as P
+from nimmt.server.net.connection import PLAIN_ENTROPY_REFUSED, ClientConnection
 
 
 class FakeKernel:
@@ -58,3 +61,78 @@ def test_the_lan_addresses_include_one_on_an_interface_of_a_15_byte_name(
         kernel: FakeKernel, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(addresses.socket, "getaddrinfo", lambda *a, **k: [])
     assert addresses.lan_addresses() == ["192.168.7.42", "10.0.0.5"]
+
+
+# ------------------------------------------------------------------ one connection
+# (the stand-in lobby, memory streams and mock clock of tests/test_net_connection_units.py)
+ENTROPY = "ab" * 16
+
+
+def test_a_client_that_says_hello_after_the_first_ping_interval_is_still_pinged_later():
+    # the heartbeat skips a connection that has not said hello yet, and must not stop there
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await trio.sleep(15.0)
+        assert isinstance(await peer.hello(), P.Welcome)
+        assert await peer.recv() == P.Ping(nonce=1)
+        assert peer.times[-1] == 25.0  # 10 s after the welcome, the last thing either sent
+        assert await peer.rest() == [P.Goodbye(reason="timeout",
+                                               message="no answer to a ping within 4 s")]
+        assert peer.times[-1] == 29.0
+
+    run(test, ping_interval=10.0, hello_timeout=30.0, pong_timeout=4.0)
+
+
+def test_nineteen_invalid_frames_before_the_hello_leave_the_connection_open_the_20th_closes():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.raw(BAD_FRAME * 19)
+        for _ in range(19):
+            error = await peer.recv()
+            assert isinstance(error, P.Error) and error.code == "bad_msgpack"
+        await trio.sleep(1.0)
+        assert not conn.closing
+        await peer.raw(BAD_FRAME)
+        rest = await peer.rest()
+        assert [m.TYPE for m in rest] == ["error", "goodbye"]
+        assert rest[-1] == P.Goodbye(reason="protocol_error", message="20 invalid frames in a row")
+
+    run(test)
+
+
+def test_chat_counts_against_the_request_rate_like_any_request():
+    # every request but a game decision and the hello spends a token, whatever its type
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        for i in range(3):
+            await peer.send(P.Chat(text=f"hi {i}", id=10 + i))
+        await peer.send(P.ListTables(id=13))
+        await peer.send(P.Chat(text="one too many", id=14))
+        assert await peer.recv() == P.Error(
+            code=P.ErrorCode.RATE_LIMITED,
+            message="more than 2 messages a second: messages are dropped")
+        assert [m.id for _, m in server.lobby.requests] == [10, 11, 12, 13]
+
+    run(test, rate_limit=2)
+
+
+def test_a_version_4_join_with_entropy_in_the_clear_is_refused_before_the_lobby():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.hello()
+        await peer.send(P.Join(table_id="t1", entropy=ENTROPY, id=2))
+        await peer.send(P.Join(table_id="t1", entropy_hash="0" * 64, id=3))
+        assert await peer.recv() == P.Error(code=P.ErrorCode.OUT_OF_RANGE, field="entropy",
+                                            request="join", re=2, message=PLAIN_ENTROPY_REFUSED)
+        await trio.sleep(0.1)
+        assert [m.id for _, m in server.lobby.requests] == [3]
+
+    run(test)
+
+
+def test_version_3_join_with_entropy_in_the_clear_goes_to_the_lobby_as_released():
+    async def test(peer: Peer, conn: ClientConnection, server: FakeServer) -> None:
+        await peer.send(P.Hello(protocol=3, name="Old", kind="human", id=1))
+        assert isinstance(await peer.recv(), P.Welcome)
+        await peer.send(P.Join(table_id="t1", entropy=ENTROPY, id=2))
+        await trio.sleep(0.1)
+        assert [(m.id, m.entropy) for _, m in server.lobby.requests] == [(2, ENTROPY)]
+
+    run(test)
