@@ -20,7 +20,7 @@ from nimmt.server import ServerConfig, app
 from nimmt.server.net.announce import default_server_name
 from nimmt.server.storage import Store
 from nimmt.server.storage import store as store_module
-from server_helpers import ScriptClient, make_config
+from server_helpers import ScriptClient, make_config, seat_players
 
 HOST = "127.0.0.1"
 
@@ -348,10 +348,14 @@ async def test_a_shutdown_says_goodbye_to_every_client_then_serve_returns(autoju
         server = await serving(nursery, make_config(bots=2))
         ann = await ScriptClient.memory(server, nursery, "Ann")
         bob = await ScriptClient.memory(server, nursery, "Bob", hello=False)
-        await trio.testing.wait_all_tasks_blocked()
-        assert (server.summary().tables_waiting, server.summary().players) == (1, 1)
+        carl = await ScriptClient.memory(server, nursery, "Carl")
+        await seat_players(carl, [], P.TableOptions(seats=2), bots=1)
+        await carl.send(P.Start())
+        await carl.expect("round_started")  # a table in play is not waiting
+        # the LAN announcement's figures: the bots' table waits; Ann and Carl said hello
+        assert (server.summary().tables_waiting, server.summary().players) == (1, 2)
         await server.shutdown()
-        for client in (ann, bob):
+        for client in (ann, bob, carl):
             goodbye = await client.wait_closed()
             assert goodbye is not None
             assert (goodbye.reason, goodbye.message, goodbye.kept) == (
@@ -362,18 +366,18 @@ async def test_a_shutdown_says_goodbye_to_every_client_then_serve_returns(autoju
         await server.handle_stream(theirs)
         assert await late.receive_some() == b""
         await server.shutdown()  # a second stop does nothing more
-    assert caplog.messages.count("shutting down: 2 connections, 1 tables") == 1
+    assert caplog.messages.count("shutting down: 3 connections, 2 tables") == 1
 
 
-async def test_another_reason_to_close_keeps_nothing_said(autojump_clock):
+@pytest.mark.parametrize("reason", ["kicked", "update"])  # before and after "server_shutdown"
+async def test_another_reason_to_close_keeps_nothing_said(autojump_clock, reason):
     async with trio.open_nursery() as nursery:
         server = await serving(nursery, make_config())
         ann = await ScriptClient.memory(server, nursery, "Ann")
-        await server.shutdown("kicked", "maintenance")
+        await server.shutdown(reason, "maintenance")
         goodbye = await ann.wait_closed()
         assert goodbye is not None
-        assert (goodbye.reason, goodbye.message, goodbye.kept) == (
-            "kicked", "maintenance", None)
+        assert (goodbye.reason, goodbye.message, goodbye.kept) == (reason, "maintenance", None)
 
 
 async def test_a_flooders_address_is_refused_with_the_seconds_to_wait(autojump_clock,
@@ -407,3 +411,77 @@ async def test_a_refusal_nobody_reads_is_given_up_after_a_second(autojump_clock,
         with pytest.raises(trio.BrokenResourceError):
             await ours.send_all(b"x")
         await server.shutdown()
+
+
+async def test_a_full_server_closes_the_quietest_connection_of_the_heaviest_address(
+        autojump_clock, monkeypatch):
+    """Memory streams given addresses by hand: 9 connections of 192.0.2.1 at no table, the
+    fifth silent since it said hello, the others asking for the table list a second apart,
+    and one of 192.0.2.2 fill the server; a newcomer from 192.0.2.3 gets in and the fifth
+    is closed, told why."""
+    from nimmt.server.net import connection
+
+    def address(stream: Any) -> str | None:
+        return getattr(stream, "addr", None)
+
+    monkeypatch.setattr(connection, "peer_address", address)
+    monkeypatch.setattr(app, "peer_address", address)
+
+    async def connect(name: str, addr: str) -> ScriptClient:
+        ours, theirs = trio.testing.memory_stream_pair()
+        theirs.addr = addr  # type: ignore[attr-defined]
+        nursery.start_soon(server.handle_stream, theirs)
+        client = ScriptClient(ours, name)
+        await client.hello()
+        return client
+
+    async with trio.open_nursery() as nursery:
+        server = await serving(nursery, make_config(max_connections=10, reserved_share=0.0,
+                                                    max_per_address=100))
+        heavy = [await connect(f"A{i}", "192.0.2.1") for i in range(9)]
+        for i in (0, 1, 2, 3, 5, 6, 7, 8):
+            await trio.sleep(1.0)
+            await heavy[i].request(P.ListTables())
+        light = await connect("B", "192.0.2.2")
+        assert len(server.clients) == 10
+        await trio.sleep(1.0)
+        newcomer = await connect("C", "192.0.2.3")
+        goodbye = await heavy[4].wait_closed()
+        assert goodbye is not None and (goodbye.reason, goodbye.message) == (
+            "server_full", "the server is full and your address holds many connections: "
+            "this one, at no table, made room for a newcomer")
+        for client in heavy[:4] + heavy[5:] + [light, newcomer]:
+            assert isinstance(await client.request(P.Ping(nonce=1)), P.Pong)
+            assert client.goodbye is None
+        await server.shutdown()
+
+
+async def test_a_shutdown_before_serving_logs_no_table(caplog):
+    caplog.set_level(logging.INFO, "nimmt.server")
+    server = app.Server(ServerConfig(port=0))
+    await server.shutdown()
+    assert caplog.messages == ["shutting down: 0 connections, 0 tables"]
+
+
+async def test_a_relative_database_path_is_a_file_too(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    store = await app.open_database("party.db")
+    assert store is not None
+    await store.aclose()
+    assert (tmp_path / "party.db").exists()
+
+
+async def test_a_server_cancelled_from_outside_still_closes_its_database(tmp_path: Path,
+                                                                         monkeypatch, capsys):
+    """A second Ctrl-C (or the caller's deadline) cancels ``run_server``: the database
+    is closed anyway, so that the next server can open it."""
+    started = Started(monkeypatch)
+    db = tmp_path / "party.db"
+    config = ServerConfig(host=HOST, port=0, db=str(db), announce=False)
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(app.run_server, config)
+            await started.ready.wait()
+            nursery.cancel_scope.cancel()
+    Store.open(db).close()  # the lock is free
+    capsys.readouterr()
