@@ -204,6 +204,15 @@ def test_a_host_adds_no_more_bots_than_free_seats_and_starts_a_full_table_at_onc
     assert conn.kinds() == ["Join", "Start"]
     _, conn = play([wire.Seated(table=table(["Ann", "Rob"]), seat=1)], join="t1", add_bots=1)
     assert conn.kinds() == ["Join"]
+    # seated again at the same table (a resume): the bots were added already
+    again = wire.Seated(table=table(["Rob", None, None]), seat=0)
+    _, conn = play([again, again], join="t1", add_bots=1, table_wait=0)
+    assert conn.kinds() == ["Join", "AddBot"]
+    # a table whose game is over, or is played, gets no bots and no start
+    for status in ("over", "playing"):
+        _, conn = play([wire.Seated(table=table(["Rob", None], status=status), seat=0)],
+                       join="t1", add_bots=1, table_wait=0)
+        assert conn.kinds() == ["Join"]
 
 
 def test_the_host_of_a_table_that_does_not_fill_says_so_then_fills_it_after_table_wait(
