@@ -100,6 +100,10 @@ def test_a_body_over_the_frame_limit_is_refused_and_one_at_it_is_not() -> None:
     body = msgpack.packb({"t": "x" * 200})
     assert unpack_body(body, len(body)) == {"t": "x" * 200}
     assert refusal(body, len(body) - 1)[0] == "bad_msgpack"
+    # the smallest limit, 1 byte: a 1-byte body is read, a 2-byte one is not
+    assert unpack_body(b"\x80", 1) == {}
+    assert refusal(b"\x91\x01", 1)[0] == "bad_msgpack"  # [1]: complete, one byte over
+    assert unpack_body(b"\x91\x01", 2) == (1,)
 
 
 @pytest.mark.parametrize("body, said", [
