@@ -414,12 +414,14 @@ async def test_a_refusal_nobody_reads_is_given_up_after_a_second(autojump_clock,
 
 
 async def test_a_full_server_closes_the_quietest_connection_of_the_heaviest_address(
-        autojump_clock, monkeypatch):
+        autojump_clock, monkeypatch, caplog):
     """Memory streams given addresses by hand: 9 connections of 192.0.2.1 at no table, the
     fifth silent since it said hello, the others asking for the table list a second apart,
     and one of 192.0.2.2 fill the server; a newcomer from 192.0.2.3 gets in and the fifth
-    is closed, told why."""
+    is closed, told why (and the log says so)."""
     from nimmt.server.net import connection
+
+    caplog.set_level(logging.INFO, "nimmt.server")
 
     def address(stream: Any) -> str | None:
         return getattr(stream, "addr", None)
@@ -450,6 +452,7 @@ async def test_a_full_server_closes_the_quietest_connection_of_the_heaviest_addr
         assert goodbye is not None and (goodbye.reason, goodbye.message) == (
             "server_full", "the server is full and your address holds many connections: "
             "this one, at no table, made room for a newcomer")
+        assert "conn=5 closed to make room for conn=11 from memory" in caplog.messages
         for client in heavy[:4] + heavy[5:] + [light, newcomer]:
             assert isinstance(await client.request(P.Ping(nonce=1)), P.Pong)
             assert client.goodbye is None
