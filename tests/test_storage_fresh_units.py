@@ -193,3 +193,57 @@ def test_the_ladder_s_recent_ratings_say_who_played_each_name_s_last_game(
         "Hal": ("builtin", ((29.0, 7.0), (28.0, 7.0))),
         "Zed": (None, ((25.0, 8.3),)),
     }
+
+
+class _Checked:
+    """A nimmt database's connection whose quick check finds five problems."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql == "PRAGMA quick_check":
+            return self.db.execute(
+                "VALUES ('*** in database main ***'), ('row 1 missing from index a'),"
+                " ('row 2 missing from index a'), ('row 3 missing from index b'),"
+                " ('wrong # of entries in index c')")
+        return self.db.execute(sql, *args)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def test_a_damaged_file_is_refused_naming_its_first_three_problems(tmp_path: Path) -> None:
+    from nimmt.server.storage import DatabaseCorrupt
+    from nimmt.server.storage.opening import check
+
+    path = tmp_path / "nimmt.db"
+    Store.open(path).close()
+    with pytest.raises(DatabaseCorrupt) as info:
+        check(_Checked(sqlite3.connect(path)), path)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        f"{path} is damaged or not a database (in database main ; row 1 missing from index a; "
+        "row 2 missing from index a). The file was left as it is: move it away to start a "
+        "new one, or use another file with --db PATH.")
+
+
+def test_the_checkpointer_copies_at_most_once_in_its_interval(tmp_path: Path) -> None:
+    """Writes that keep coming are copied a quarter of a second apart, not after each
+    one (the copy reads the log: at full speed it would take a core)."""
+    import time
+
+    with Store.open(tmp_path / "nimmt.db") as store:
+        checkpointer = store.checkpointer()
+        assert checkpointer is not None
+        watched = _Watched(checkpointer._db)
+        checkpointer._db = watched  # type: ignore[assignment]
+        times = []
+        try:
+            for _ in range(2):
+                checkpointer.poke()
+                assert watched.copied.wait(20)
+                times.append(time.monotonic())
+                watched.copied.clear()
+        finally:
+            checkpointer.stop()
+    assert times[1] - times[0] >= 0.25
