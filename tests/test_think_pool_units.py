@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+from functools import partial
 from multiprocessing.connection import Connection
 
 import pytest
@@ -138,14 +139,15 @@ class _Puppet:
     """A worker that says it is ready at once; ``dead``: its process has ended while
     its socket stays open (a child of it holds it)."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, ready: bool = True) -> None:
         self.pid = pid
         self.dead = False
         self.killed = False
         mine, theirs = socket.socketpair()
         self.pool_end = Connection(mine.detach())
         self.end = Connection(theirs.detach())
-        self.end.send(("ready",))
+        if ready:
+            self.end.send(("ready",))
 
     def poll(self) -> int | None:
         return -9 if self.dead or self.killed else None
@@ -167,6 +169,7 @@ class _Puppet:
 
     def answer(self, decision: str) -> str:
         """Answer the decision sent to it with ``decision``; the view it was sent."""
+        assert self.asked(), "no decision was sent to it"
         spec, seed, view, state = self.end.recv()
         self.end.send(("ok", decision, None, None))
         return view
@@ -175,9 +178,10 @@ class _Puppet:
         self.end.close()
 
 
-def _puppets(pool: ThinkPool, count: int) -> list[_Puppet]:
-    """``pool``'s workers from now on: ``count`` puppets, pids -1, -2, ..."""
-    puppets = [_Puppet(-1 - n) for n in range(count)]
+def _puppets(pool: ThinkPool, count: int, ready: bool = True) -> list[_Puppet]:
+    """``pool``'s workers from now on: ``count`` puppets, pids -1, -2, ... (``ready``:
+    they say so at once)."""
+    puppets = [_Puppet(-1 - n, ready) for n in range(count)]
     fresh = iter(puppets)
 
     def spawn():  # type: ignore[no-untyped-def]
@@ -201,8 +205,9 @@ async def _think(pool: ThinkPool, view: str, timeout: float, results: dict[str, 
         results[view] = (type(e).__name__, str(e))
 
 
+@pytest.mark.parametrize("late", [0.0, 0.01])
 async def test_a_decision_that_waited_past_its_deadline_is_failed_and_not_run(
-        autojump_clock: trio.testing.MockClock) -> None:
+        autojump_clock: trio.testing.MockClock, late: float) -> None:
     pool = ThinkPool(1)
     (puppet,) = _puppets(pool, 1)
     results: dict[str, object] = {}
@@ -212,12 +217,12 @@ async def test_a_decision_that_waited_past_its_deadline_is_failed_and_not_run(
         await trio.testing.wait_all_tasks_blocked()
         start = trio.current_time()
         nursery.start_soon(_think, pool, "late", 1.0, results)
-        await trio.sleep(1.01)  # the worker is free 10 ms after the late one's deadline
+        await trio.sleep_until(start + 1.0 + late)  # the worker is free at its deadline, or after
         assert puppet.answer("a") == "first"
         await trio.testing.wait_all_tasks_blocked()
         assert results == {"first": ("a", -1),
                            "late": ("ThinkFailed", "no worker was free in time")}
-        assert trio.current_time() - start == pytest.approx(1.01)  # at once, not later
+        assert trio.current_time() == start + 1.0 + late  # at once, not later
         assert not puppet.asked() and not puppet.killed  # not sent: its worker lives on
         nursery.cancel_scope.cancel()
     puppet.close()
@@ -345,6 +350,99 @@ async def test_a_worker_is_kept_free_for_another_address_unless_switched_off(
         await trio.testing.wait_all_tasks_blocked()
         assert len([p for p in puppets if p.asked()]) == running
         assert len(pool.thinking) == running
+        nursery.cancel_scope.cancel()
+    for puppet in puppets:
+        puppet.close()
+
+
+async def test_a_worker_that_dies_while_starting_is_replaced_at_once(
+        autojump_clock: trio.testing.MockClock, caplog: pytest.LogCaptureFixture) -> None:
+    pool = ThinkPool(1)
+    first, second = _puppets(pool, 2, ready=False)
+    first.end.close()  # ended before it said ready: its socket is at its end
+    second.end.send(("ready",))
+    results: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        start = trio.current_time()
+        nursery.start_soon(_think, pool, "x", 30.0, results)
+        await trio.testing.wait_all_tasks_blocked()
+        assert first.dropped and second.answer("s") == "x"
+        await trio.testing.wait_all_tasks_blocked()
+        assert results == {"x": ("s", -2)} and trio.current_time() == start
+        nursery.cancel_scope.cancel()
+    second.close()
+    assert [m for m in caplog.messages if m.startswith("think worker")] == [
+        "think worker 0 (pid -1): it died while starting; starting another in 0 s"]
+
+
+async def test_warm_up_returns_once_every_worker_has_said_it_is_ready(
+        autojump_clock: trio.testing.MockClock) -> None:
+    pool = ThinkPool(2)
+    puppets = _puppets(pool, 2, ready=False)
+    warm: list[float] = []
+
+    async def warm_up() -> None:
+        await pool.warm_up()
+        warm.append(trio.current_time())
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        nursery.start_soon(warm_up)
+        await trio.testing.wait_all_tasks_blocked()
+        start = trio.current_time()
+        puppets[0].end.send(("ready",))
+        await trio.testing.wait_all_tasks_blocked()
+        assert warm == []  # one of two is ready: not yet
+        await trio.sleep(2.0)
+        puppets[1].end.send(("ready",))
+        await trio.testing.wait_all_tasks_blocked()
+        assert warm == [start + 2.0]  # the second's ready, at once
+        nursery.cancel_scope.cancel()
+    for puppet in puppets:
+        puppet.close()
+
+
+@pytest.mark.parametrize(("workers", "holds"), [(1, 32), (2, 64)])
+async def test_the_queue_holds_32_decisions_a_worker_and_refuses_the_next(
+        workers: int, holds: int) -> None:
+    pool = ThinkPool(workers)
+    pool._start_workers = lambda: None  # type: ignore[method-assign]  # no worker: all wait
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        for n in range(holds):  # each of its own table
+            nursery.start_soon(partial(pool.think, "random", 1, None, 30.0, owner=n))
+        await trio.testing.wait_all_tasks_blocked()
+        assert pool.busy == holds
+        with pytest.raises(ThinkRefused) as refused:
+            await pool.think("random", 1, None, 30.0)  # type: ignore[arg-type]
+        assert str(refused.value) == (f"{holds} decisions wait for a worker, as many as the "
+                                      "queue holds: refused at once")
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_worker_kept_free_is_released_when_the_other_address_has_been_quiet_5_s(
+        autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NIMMT_THINK_KEEP_FREE", raising=False)
+    pool = ThinkPool(2)
+    puppets = _puppets(pool, 2)
+    results: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        await pool.warm_up()
+        nursery.start_soon(_think, pool, "v1", 30.0, results, "10.0.0.2")
+        await trio.testing.wait_all_tasks_blocked()
+        (asked,) = [p for p in puppets if p.asked()]
+        asked.answer("v")
+        answered = trio.current_time()
+        await trio.testing.wait_all_tasks_blocked()
+        for n in range(3):
+            nursery.start_soon(_think, pool, f"f{n}", 30.0, results, "10.0.0.1")
+        await trio.sleep_until(answered + 4.999)
+        assert len([p for p in puppets if p.asked()]) == 1  # one kept free for 10.0.0.2
+        await trio.sleep_until(answered + 5.0)
+        await trio.testing.wait_all_tasks_blocked()
+        assert len([p for p in puppets if p.asked()]) == 2  # it went quiet: released
         nursery.cancel_scope.cancel()
     for puppet in puppets:
         puppet.close()
