@@ -347,13 +347,15 @@ async def test_a_shutdown_says_goodbye_to_every_client_then_serve_returns(autoju
     async with trio.open_nursery() as nursery:
         server = await serving(nursery, make_config(bots=2))
         ann = await ScriptClient.memory(server, nursery, "Ann")
+        assert isinstance(await ann.request(P.CreateTable()), P.Seated)
         bob = await ScriptClient.memory(server, nursery, "Bob", hello=False)
         carl = await ScriptClient.memory(server, nursery, "Carl")
         await seat_players(carl, [], P.TableOptions(seats=2), bots=1)
         await carl.send(P.Start())
         await carl.expect("round_started")  # a table in play is not waiting
-        # the LAN announcement's figures: the bots' table waits; Ann and Carl said hello
-        assert (server.summary().tables_waiting, server.summary().players) == (1, 2)
+        # the LAN announcement's figures: the bots' table and Ann's wait; Ann and Carl
+        # said hello
+        assert (server.summary().tables_waiting, server.summary().players) == (2, 2)
         await server.shutdown()
         for client in (ann, bob, carl):
             goodbye = await client.wait_closed()
@@ -366,7 +368,7 @@ async def test_a_shutdown_says_goodbye_to_every_client_then_serve_returns(autoju
         await server.handle_stream(theirs)
         assert await late.receive_some() == b""
         await server.shutdown()  # a second stop does nothing more
-    assert caplog.messages.count("shutting down: 3 connections, 2 tables") == 1
+    assert caplog.messages.count("shutting down: 3 connections, 3 tables") == 1
 
 
 @pytest.mark.parametrize("reason", ["kicked", "update"])  # before and after "server_shutdown"
