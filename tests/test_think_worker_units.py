@@ -13,6 +13,7 @@ import subprocess
 import sys
 from multiprocessing.connection import Connection
 
+import pytest
 import trio
 import trio.testing
 
@@ -73,9 +74,17 @@ def test_a_worker_started_for_a_server_that_has_gone_ends_at_once() -> None:
 
 
 _WATCHED = """
-import os, sys, time
+import ctypes, os, sys, time
 from nimmt.server.thinking import worker
-sys.platform = "darwin"  # no prctl: the watching thread
+how = sys.argv[3]
+if how == "not linux":
+    sys.platform = "darwin"
+elif how == "no prctl":
+    ctypes.CDLL = lambda *args, **kwargs: object()  # a libc without it: AttributeError
+else:
+    def no_libc(*args, **kwargs):
+        raise OSError("no libc")
+    ctypes.CDLL = no_libc
 worker._PARENT_POLL = 0.01
 worker.die_with(int(sys.argv[1]))
 time.sleep(float(sys.argv[2]))
@@ -83,16 +92,49 @@ print("alive", flush=True)
 """
 
 
-def test_without_prctl_a_thread_ends_the_worker_once_its_server_has_gone() -> None:
+@pytest.mark.parametrize("how", ["not linux", "no prctl", "no libc"])
+def test_without_prctl_a_thread_ends_the_worker_once_its_server_has_gone(how: str) -> None:
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    gone = subprocess.run([sys.executable, "-c", _WATCHED, str(ended.pid), "5"],
+    gone = subprocess.run([sys.executable, "-c", _WATCHED, str(ended.pid), "5", how],
                           capture_output=True, timeout=20)
     assert (gone.returncode, gone.stdout, gone.stderr) == (1, b"", b"")
     # while its server lives, the thread lets it be
-    alive = subprocess.run([sys.executable, "-c", _WATCHED, str(os.getpid()), "0.1"],
+    alive = subprocess.run([sys.executable, "-c", _WATCHED, str(os.getpid()), "0.1", how],
                            capture_output=True, timeout=20)
     assert (alive.returncode, alive.stdout, alive.stderr) == (0, b"alive\n", b"")
+
+
+_ORPHANED = """
+import ctypes, os, signal, socket, subprocess, sys, time
+from multiprocessing.connection import Connection
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans are ours
+told, tell = os.pipe()
+server = os.fork()
+if server == 0:  # the server: it starts a worker, then is killed
+    mine, theirs = socket.socketpair()
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "nimmt.server.thinking.worker", str(theirs.fileno()),
+         str(os.getpid())], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+    conn = Connection(mine.detach())
+    assert conn.recv() == ("ready",)
+    os.write(tell, str(worker.pid).encode())
+    time.sleep(60)
+    os._exit(0)
+os.close(tell)
+worker = int(os.read(told, 100))
+os.kill(server, signal.SIGKILL)
+os.waitpid(server, 0)
+_, status = os.waitpid(worker, 0)  # it came to us when its server died
+print("signal", os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+      "exit", os.WEXITSTATUS(status) if os.WIFEXITED(status) else None)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_a_worker_is_killed_by_the_kernel_the_moment_its_server_is_killed() -> None:
+    run = subprocess.run([sys.executable, "-c", _ORPHANED], capture_output=True, timeout=40)
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"signal 9 exit None\n", b"")
 
 
 async def test_stopping_the_pool_while_a_worker_starts_leaves_no_process() -> None:
