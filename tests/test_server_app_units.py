@@ -7,8 +7,10 @@ LAN announcement's choice of addresses. Servers listen on 127.0.0.1, port 0."""
 from __future__ import annotations
 
 import gc
+import io
 import logging
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,9 @@ class Started:
         self.port = 0
         self.listen_hosts: list[str | None] = []
         self.file_limits: list[int] = []
+        #: standard output's bytes if a test watches them, and what they were at the stop
+        self.pipe: io.BytesIO | None = None
+        self.piped = ""
         started = self
 
         class Recording(app.Server):
@@ -44,6 +49,11 @@ class Started:
                 started.port = listeners[0].socket.getsockname()[1]
                 started.ready.set()
                 await super().serve(listeners, task_status=task_status)
+
+            async def shutdown(self, *args: Any, **kwargs: Any) -> None:
+                if started.pipe is not None:
+                    started.piped = started.pipe.getvalue().decode()
+                await super().shutdown(*args, **kwargs)
 
         real_listen = trio.open_tcp_listeners
 
@@ -172,6 +182,27 @@ async def test_the_announcement_is_named_printed_and_withdrawn_before_the_goodby
                        "find it with nimmt-client alone.")
     assert len(out) == 2 and out[0].startswith(
         f"nimmt-server listening on *:{started.port} — players join with: ")
+
+
+@pytest.mark.parametrize("bots, announce", [(0, False), (3, False), (3, True)])
+async def test_each_start_line_reaches_a_pipe_while_the_server_runs(monkeypatch, bots, announce):
+    """Standard output to a pipe (``nimmt-server | tee``, a service's log) is buffered
+    by blocks: every line of the start is flushed as it is printed, not at the exit."""
+    started = Started(monkeypatch)
+    started.pipe = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(started.pipe, encoding="utf-8"))
+    monkeypatch.setattr(FakeAnnouncer, "made", [])
+    monkeypatch.setattr(FakeAnnouncer, "started", started)
+    monkeypatch.setattr(app, "Announcer", FakeAnnouncer)
+    monkeypatch.setattr(app, "lan_addresses", lambda: ["192.0.2.7"])
+    await run_and_stop(ServerConfig(host="*", port=0, db=":memory:", name="Kitchen", bots=bots,
+                                    bot_level="easy", announce=announce), started)
+    lines = started.piped.splitlines()
+    assert lines[0].startswith(f"nimmt-server listening on *:{started.port} — ")
+    assert lines[1:] == [
+        "A table with 3 bots is waiting for you.",
+        "Announcing on the LAN as 'Kitchen': players on this network find it with "
+        "nimmt-client alone."][:(bots > 0) + announce]
 
 
 # ------------------------------------------------------------------ the announcement's addresses
