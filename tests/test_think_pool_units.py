@@ -446,3 +446,31 @@ async def test_a_worker_kept_free_is_released_when_the_other_address_has_been_qu
         nursery.cancel_scope.cancel()
     for puppet in puppets:
         puppet.close()
+
+
+@pytest.mark.parametrize("read", [False, True])
+async def test_a_worker_that_dies_over_its_decision_fails_it_and_is_replaced(
+        autojump_clock: trio.testing.MockClock, caplog: pytest.LogCaptureFixture,
+        read: bool) -> None:
+    pool = ThinkPool(1)
+    first, second = _puppets(pool, 2)
+    results: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        nursery.start_soon(_think, pool, "x", 30.0, results)
+        await trio.testing.wait_all_tasks_blocked()
+        assert first.asked()
+        if read:  # it read its decision, then died: its socket is at its end
+            first.end.recv()
+        first.end.close()  # (or died with the decision unread: its socket is reset)
+        await trio.testing.wait_all_tasks_blocked()
+        assert results == {"x": ("ThinkFailed", "it died")} and first.dropped
+        nursery.start_soon(_think, pool, "y", 30.0, results)
+        await trio.testing.wait_all_tasks_blocked()
+        assert second.answer("s") == "y"
+        await trio.testing.wait_all_tasks_blocked()
+        assert results["y"] == ("s", -2)
+        nursery.cancel_scope.cancel()
+    second.close()
+    assert [m for m in caplog.messages if m.startswith("think worker")] == [
+        "think worker 0 (pid -1): it died; replacing it"]
