@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgpack
+import pytest
+
+from nimmt import protocol as P
 from nimmt.bots.basic import HeuristicStrategy
 from nimmt.engine import (
     CardNotInHand,
@@ -23,8 +27,9 @@ from nimmt.engine import (
     RowChoiceNeeded,
     RowTaken,
 )
-from nimmt.protocol import catalogue
+from nimmt.protocol import CLIENT, SERVER, Connection, LocalProtocolError, RemoteProtocolError, catalogue
 from nimmt.protocol.catalogue import SESSION_HANDS, SESSION_ROWS
+from nimmt.protocol.examples import EXAMPLES, TABLE
 
 SHOWN = ("hand_dealt", "rows_dealt", "revealed", "row_choice_needed", "row_taken", "placed",
          "error")
@@ -107,3 +112,97 @@ def test_the_example_session_shows_the_turns_that_matter() -> None:
         {"type": "error", "code": "illegal_card", "message": "card 3 is not in seat 0's hand",
          "request": "commit", "field": "card", "re": 3},
     ]
+
+
+# ----------------------------------------------------------------- what crosses the wire
+def frame(obj: object) -> bytes:
+    body = msgpack.packb(obj, use_bin_type=True)
+    return len(body).to_bytes(4, "big") + body
+
+
+def welcomed() -> tuple[Connection, Connection]:
+    """A server and a client connection past hello and welcome, at the current version."""
+    client, server = Connection(CLIENT), Connection(SERVER)
+    server.receive_data(client.send(P.Hello(protocol=P.PROTOCOL_VERSION, name="Ann", kind="bot")))
+    assert isinstance(server.next_message(), P.Hello)
+    client.receive_data(server.send(EXAMPLES["welcome"]))
+    assert isinstance(client.next_message(), P.Welcome)
+    return server, client
+
+
+def told(server: Connection, client: Connection, msg: P.Message) -> P.Message:
+    client.receive_data(server.send(msg))
+    got = client.next_message()
+    assert isinstance(got, P.Message)
+    return got
+
+
+def refused(build: Any) -> tuple[str, str, str | None]:
+    with pytest.raises(LocalProtocolError) as caught:
+        build()
+    return caught.value.code, caught.value.message, caught.value.field
+
+
+def test_a_resumed_seat_hears_each_kind_of_decision_the_autopilot_made() -> None:
+    autoplayed = (
+        P.Autoplayed(kind="commit", round=1, turn=1, card=46),
+        P.Autoplayed(kind="row", round=1, turn=2, card=3, row=2),
+        P.Autoplayed(kind="tie", round=2, turn=10, card=50, row=0, end="left"),
+        P.Autoplayed(kind="draft", round=3, turn=0, card=104),
+    )
+    server, client = welcomed()
+    got = told(server, client, P.Seated(table=TABLE, seat=0, autoplayed=autoplayed))
+    assert isinstance(got, P.Seated)
+    assert [(a.kind, a.round, a.turn, a.card, a.row, a.end) for a in got.autoplayed] == [
+        ("commit", 1, 1, 46, None, None), ("row", 1, 2, 3, 2, None),
+        ("tie", 2, 10, 50, 0, "left"), ("draft", 3, 0, 104, None, None)]
+
+
+@pytest.mark.parametrize(("fields", "why"), [
+    ({"kind": "draft", "turn": 1}, ("a draft pick has turn 0, nothing else has", "turn")),
+    ({"kind": "commit", "turn": 0}, ("a draft pick has turn 0, nothing else has", "turn")),
+    ({"kind": "commit", "row": 1}, ("row and tie have a row, nothing else has", "row")),
+    ({"kind": "row"}, ("row and tie have a row, nothing else has", "row")),
+    ({"kind": "tie", "row": 1}, ("a tie has an end, nothing else has", "end")),
+    ({"kind": "row", "row": 1, "end": "right"}, ("a tie has an end, nothing else has", "end")),
+])
+def test_an_autoplayed_decision_that_cannot_be_is_refused_saying_why(
+        fields: dict[str, Any], why: tuple[str, str]) -> None:
+    built = {"round": 1, "turn": 4, "card": 9, **fields}
+    assert refused(lambda: P.Autoplayed(**built)) == ("out_of_range", *why)
+
+
+def test_a_draft_picks_deadline_warning_received_from_the_wire_is_accepted() -> None:
+    """The kind arrives as a string decoded from the frame, not the program's own literal."""
+    server, client = welcomed()
+    told(server, client, P.Seated(table=TABLE, seat=0))
+    told(server, client, P.RoundStarted(round=1))
+    got = told(server, client, P.DeadlineWarning(kind="draft", round=1, turn=0, pick=3,
+                                                 deadline=5.0, remaining=2.0))
+    assert isinstance(got, P.DeadlineWarning)
+    assert (got.kind, got.turn, got.pick) == ("draft", 0, 3)
+    for seq, turn, pick, said in ((5, 2, 3, "a draft pick has turn 0"),
+                                  (6, 0, 0, "a draft pick has a pick number from 1")):
+        bad = {"type": "deadline_warning", "seq": seq, "kind": "draft",
+               "round": 1, "turn": turn, "pick": pick, "deadline": 5.0, "remaining": 2.0}
+        client.receive_data(frame(bad))
+        with pytest.raises(RemoteProtocolError) as caught:
+            client.next_message()
+        assert (caught.value.code, caught.value.message) == ("out_of_range", said)
+
+
+def test_a_queue_request_sends_its_entropy_in_the_clear_or_its_hash_not_both() -> None:
+    entropy, digest = "0a0b", "cd" * 32
+    assert P.Queue(entropy=entropy).entropy == entropy
+    assert P.Queue(entropy_hash=digest).entropy_hash == digest
+    assert refused(lambda: P.Queue(entropy=entropy, entropy_hash=digest)) == (
+        "out_of_range", "send entropy (in the clear) or entropy_hash (revealed later), not both",
+        "entropy_hash")
+    server, client = welcomed()
+    server.receive_data(client.send(P.Queue(entropy_hash=digest)))
+    got = server.next_message()
+    assert isinstance(got, P.Queue) and (got.entropy, got.entropy_hash) == (None, digest)
+    server.receive_data(frame({"type": "queue", "entropy": entropy, "entropy_hash": digest}))
+    with pytest.raises(RemoteProtocolError) as caught:
+        server.next_message()
+    assert (caught.value.code, caught.value.field) == ("out_of_range", "entropy_hash")
