@@ -247,3 +247,35 @@ def test_the_checkpointer_copies_at_most_once_in_its_interval(tmp_path: Path) ->
         finally:
             checkpointer.stop()
     assert times[1] - times[0] >= 0.25
+
+
+async def test_a_failed_checkpoint_is_tried_again_only_when_the_log_is_looked_at_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+        ) -> None:
+    """A bug in the upkeep is said once and the server goes on: the checkpoint is not
+    retried in a loop, but after the next 8 transactions find the log too big again."""
+    astore = AsyncStore(Store.open(tmp_path / "nimmt.db"))
+    tried: list[int] = []
+
+    def broken() -> None:
+        tried.append(astore.commits)
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(astore.store, "checkpoint", broken)
+    monkeypatch.setattr(astore.store, "log_too_big", lambda: True)
+
+    async def settled() -> None:  # the upkeep under way, if any, is over
+        for _ in range(3):
+            await trio.testing.wait_all_tasks_blocked()
+            await astore.read(lambda: None)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(astore.keep_up)
+        for n in range(1, 17):
+            await astore.create_table(f"t{n}", "big", {}, {})
+            await settled()
+            assert tried == [c for c in (8, 16) if c <= n], n
+        nursery.cancel_scope.cancel()
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == [
+        "the database's upkeep failed"] * 2
+    await astore.aclose()
