@@ -1,0 +1,25 @@
+"""Behaviours of ``server/game`` a fresh sample of mutants (issue 43, session 25, seed
+25) showed nothing pinned: what the lobby lists for a waiting table's seats, and when
+the table needs the match next. Sans-IO, on tests/test_match.py's ``Harness``."""
+
+from __future__ import annotations
+
+from nimmt import protocol as P
+
+from test_match import ANN, BOB, Harness
+
+
+def test_the_lobby_lists_a_waiting_table_s_seats_at_0_points_with_ratings_and_games():
+    """Before a game: 0 points, 0 bullheads; a claimed player's rating and games as
+    the ladder has them (an unclaimed name shows none, even if rated)."""
+    h = Harness.new(seats=3)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(BOB, P.Join(table_id="t1", id=1))
+    h.match.claimed_names = {"ann"}
+    h.match.seat_ratings = {"ann": (31.5, 12), "bob": (20.0, 3)}
+    info = h.match.info()
+    assert info.status == "waiting"
+    assert [(s.name, s.total, s.penalties, s.claimed, s.rating, s.games)
+            for s in info.seats if s is not None] == [
+        ("Ann", 0, 0, True, 31.5, 12), ("Bob", 0, 0, False, None, 0)]
+    assert info.seats[2] is None
