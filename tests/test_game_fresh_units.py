@@ -23,3 +23,19 @@ def test_the_lobby_lists_a_waiting_table_s_seats_at_0_points_with_ratings_and_ga
             for s in info.seats if s is not None] == [
         ("Ann", 0, 0, True, 31.5, 12), ("Bob", 0, 0, False, None, 0)]
     assert info.seats[2] is None
+
+
+def test_a_table_restored_with_its_game_over_but_not_kept_asks_to_be_woken_at_once():
+    """The restart's table task wakes it right away (``next_wake`` in the past): the
+    game's last event goes out and the game is kept without waiting for any input."""
+    from nimmt.engine import Options
+    from nimmt.server.tables.restore import restore_match
+
+    from storage_helpers import play_game
+    from test_restore import stored
+
+    game, facts = play_game(Options(players=3, rounds=2), seed=6)
+    match, _ = restore_match(stored(facts), now=50.0, members=[1])
+    assert match.next_wake() <= 50.0
+    effects = match.wake(50.0, 900.0)
+    assert effects.finished is not None and match.status == "over"
