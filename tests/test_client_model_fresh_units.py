@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from test_client_model import NAMES, feed, play_turn, seated_game
+from test_client_model import NAMES, feed, play_turn, seated_game, texts
 from test_client_support import Clock, table, welcome
 
 from nimmt import protocol as P
 from nimmt.client import TableModel
+from nimmt.client.model_game import autopilot_words
 
 
 def test_the_card_being_placed_is_now_those_before_placed_those_after_waiting() -> None:
@@ -61,3 +62,28 @@ def test_no_ranking_is_made_up_for_a_game_still_being_played() -> None:
     assert back.result is not None
     assert (back.result.totals, back.result.places, back.result.winners) == (
         (12, 5, 30, 0), (3, 2, 4, 1), (3,))
+
+
+def test_a_seat_named_otherwise_than_in_the_chat_is_told_by_its_number_from_1() -> None:
+    m = seated_game()
+    feed(m, P.ChatMessage(name="Ann", seat=0, text="mine"),
+         P.ChatMessage(name="Robert", seat=1, text="hi"),
+         P.ChatMessage(name="Dan", seat=3, text="yo"),
+         P.ChatMessage(name="Zed", seat=3, text="me too"))
+    assert texts(m)[-4:] == ["<Ann> mine", "<Robert, seat 2> hi", "<Dan> yo",
+                             "<Zed, seat 4> me too"]
+
+
+def test_seated_under_another_name_than_your_own_says_which() -> None:
+    m = feed(TableModel(), welcome(), P.Seated(table=table(["Bob", "Ann 2"]), seat=1))
+    said = "Someone at this table is already called Ann: you are “Ann 2” here."
+    assert texts(m)[-1] == said and [n.text for n in m.notices] == [said]
+    same = feed(TableModel(), welcome(), P.Seated(table=table(["Bob", "Ann"]), seat=1))
+    assert texts(same)[-1] == "You sit at table t1, seat 2." and not same.notices
+
+
+def test_the_autopilot_s_tied_places_name_rows_from_1() -> None:
+    made = [P.Autoplayed(kind="tie", round=1, turn=t, card=c, row=r, end=e)
+            for t, c, r, e in ((4, 33, 1, "left"), (5, 40, 3, "right"), (6, 50, 0, "right"))]
+    assert autopilot_words(made, 1) == ("While you were away the autopilot put 33 before row 2, "
+                                        "40 after row 4 and 50 after row 1 for you")
