@@ -7,10 +7,12 @@ second each."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import socket
 import subprocess
 import sys
+import types
 from multiprocessing.connection import Connection
 
 import pytest
@@ -160,3 +162,31 @@ async def test_stopping_the_pool_while_a_worker_starts_leaves_no_process() -> No
         for process in started:
             process.kill()
             process.wait()
+
+
+class _PointerOnArrival:
+    """Pickles fine here, and arrives in the worker as a ctypes pointer: a decision
+    made of it cannot be pickled back (ValueError)."""
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (ctypes.pointer, (ctypes.c_int(7),))
+
+
+def test_a_worker_whose_answer_cannot_be_sent_back_ends_without_a_traceback() -> None:
+    process, conn = _worker(os.getpid())
+    try:
+        assert conn.poll(30) and conn.recv() == ("ready",)
+        conn.send(("random", 1, types.SimpleNamespace(legal=[_PointerOnArrival()]), None))
+        assert conn.poll(30)
+        try:
+            said = conn.recv()
+        except EOFError:
+            said = None
+        assert said is None  # no answer: the pool sees it died, and replaces it
+        assert process.wait(30) == 0
+        assert process.stderr is not None and process.stderr.read() == b""
+    finally:
+        conn.close()
+        process.kill()
+        process.wait()
+        process.stderr.close()  # type: ignore[union-attr]
