@@ -299,10 +299,10 @@ async def test_a_database_it_cannot_write_is_said_on_stderr(tmp_path: Path, monk
 
 class FakeResource:
     RLIMIT_NOFILE = 7
-    RLIM_INFINITY = -1
 
-    def __init__(self, soft: int, hard: int, fails: bool = False) -> None:
-        self.limits = (soft, hard)
+    def __init__(self, soft: int, hard: int, fails: bool = False, infinity: int = -1) -> None:
+        self.RLIM_INFINITY = infinity  # Linux's; macOS's is 2**63 - 1
+        self.limits = (infinity if soft == -1 else soft, infinity if hard == -1 else hard)
         self.fails = fails
         self.set: list[tuple[int, int]] = []
 
@@ -326,20 +326,22 @@ class FakeResource:
     (4096, 4096, 2064, []),               # never lowered
     (-1, -1, 2064, []),                   # unlimited already
 ])
+@pytest.mark.parametrize("infinity", [-1, 2**63 - 1])
 def test_the_open_files_limit_is_raised_to_what_is_wanted(monkeypatch, caplog, soft, hard,
-                                                          wanted, raised):
+                                                          wanted, raised, infinity):
+    """(-1 in the table stands for unlimited: ``RLIM_INFINITY``, -1 on Linux.)"""
     caplog.set_level(logging.INFO, "nimmt.server")
-    fake = FakeResource(soft, hard)
-    monkeypatch.setitem(__import__("sys").modules, "resource", fake)
+    fake = FakeResource(soft, hard, infinity=infinity)
+    monkeypatch.setitem(sys.modules, "resource", fake)
     app.raise_file_limit(wanted)
-    assert fake.set == raised
+    assert fake.set == [(a, infinity if b == -1 else b) for a, b in raised]
     assert caplog.messages == (
         [f"open files limit raised from {soft} to {raised[0][0]}"] if raised else [])
 
 
 def test_a_limit_that_cannot_be_raised_is_a_warning(monkeypatch, caplog):
     fake = FakeResource(1024, 4096, fails=True)
-    monkeypatch.setitem(__import__("sys").modules, "resource", fake)
+    monkeypatch.setitem(sys.modules, "resource", fake)
     app.raise_file_limit(2064)
     assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
         (logging.WARNING, "could not raise the open files limit from 1024")]
