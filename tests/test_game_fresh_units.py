@@ -39,3 +39,36 @@ def test_a_table_restored_with_its_game_over_but_not_kept_asks_to_be_woken_at_on
     assert match.next_wake() <= 50.0
     effects = match.wake(50.0, 900.0)
     assert effects.finished is not None and match.status == "over"
+
+
+def test_a_kept_game_names_each_seat_s_kind_a_client_bot_a_built_in_bot_and_a_human():
+    """The kinds kept with the game (the leaderboard and the ladder tell bots apart by
+    them): a bot client's seat is "bot", not "human"."""
+    from nimmt.server.game.io import Who
+
+    rob = Who(7, "Rob", "bot")
+    h = Harness.new(seats=3, rounds=1, turn_time=5.0)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3, rounds=1), id=1))
+    h.send(rob, P.Join(table_id="t1", id=1))
+    h.send(ANN, P.AddBot(id=2))
+    h.send(ANN, P.Start(id=3))
+    h.run_until(1000.0)  # the deadlines pass: the autopilot plays for Ann and Rob
+    (finished,) = h.finished
+    assert finished.kinds == ("human", "bot", "builtin")
+    assert list(finished.record.seats) == ["Ann", "Rob", h.match.seats[2].name]
+
+
+def test_every_input_a_match_keeps_reads_back_from_its_plain_data_as_it_was():
+    """``Match.to_data`` keeps the inputs that wait for the paced steps as JSON-able
+    data: each kind reads back equal, a bot's answer too."""
+    import json
+
+    from nimmt.engine import ChooseRow, Commit
+    from nimmt.server.game.data import input_from_data, input_to_data
+    from nimmt.server.game.io import BotDecided, Disconnected, Greet, Reconnected, Request
+
+    inputs = [Request(ANN, P.Commit(round=1, turn=2, card=33, id=4)),
+              Disconnected(5, 12.5), Reconnected(5), Greet(6),
+              BotDecided(1, ("commit", 1, 2), Commit(1, 44)),
+              BotDecided(0, ("row", 1, 3), ChooseRow(0, 2))]
+    assert [input_from_data(json.loads(json.dumps(input_to_data(i)))) for i in inputs] == inputs
