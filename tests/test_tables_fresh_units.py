@@ -1,0 +1,67 @@
+"""Behaviours of ``server/tables`` a fresh sample of mutants (issue 43, session 25, seed
+25) showed nothing pinned: the table task's turns with the other tasks, a wasted
+decision charged only to the connection that sent it, and the number of the first game
+of a table brought back before it played one."""
+
+from __future__ import annotations
+
+import trio
+import trio.testing
+
+from nimmt import protocol as P
+from nimmt.server.game.io import Request, Who
+from nimmt.server.tables import table as table_module
+from nimmt.server.tables.restore import restore_match
+from nimmt.server.tables.table import BATCH
+
+from test_restore import stored
+from test_table_actor_units import two_seated
+
+
+async def test_a_table_lets_the_other_tasks_run_after_every_64_inputs(monkeypatch) -> None:
+    """A flood of inputs at one table does not hold up the server: its task lets the
+    others run after each ``BATCH`` (64) inputs taken, counted from its last wait."""
+    lobby, ann, bob, table = two_seated()
+    assert BATCH == 64
+    seen: list[int] = []
+    real = trio.lowlevel.checkpoint
+
+    async def counted() -> None:
+        seen.append(len(table._inputs))
+        await real()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        await trio.testing.wait_all_tasks_blocked()  # the task waits for an input
+        monkeypatch.setattr(trio.lowlevel, "checkpoint", counted)
+        for _ in range(150):
+            table.resumed(ann.session)
+        await trio.testing.wait_all_tasks_blocked()
+        monkeypatch.undo()
+        assert not table._inputs
+        nursery.cancel_scope.cancel()
+    assert seen == [150 - 64, 150 - 128]
+
+
+async def test_a_wasted_decision_is_charged_only_to_the_connection_that_sent_it() -> None:
+    """Each charge looked at alone: the sender's connection is charged, an older one
+    of the same session is not (it was closed or replaced since)."""
+    lobby, ann, bob, table = two_seated()
+    charged: list[str] = []
+    ann.charge = lambda: charged.append("ann")  # type: ignore[method-assign]
+    table._deliver(table_module.Effects(charges=[(ann.session.sid, ann.cid)]))
+    assert charged == ["ann"]
+    table._deliver(table_module.Effects(charges=[(ann.session.sid, ann.cid - 1)]))
+    assert charged == ["ann"]
+    table._deliver(table_module.Effects(charges=[(ann.session.sid, ann.cid)] * 2))
+    assert charged == ["ann"] * 3
+
+
+def test_the_first_game_of_a_table_restored_before_any_game_is_game_1() -> None:
+    match, people = restore_match(stored([]), now=10.0, members=[7])
+    assert match.status == "waiting" and match.games_played == 0
+    assert [(p.member, p.seat) for p in people] == [(7, 0)]
+    effects = match.handle(Request(Who(7, "Ann", "human"), P.Start(id=1)), 11.0, 1011.0)
+    started = [f for f in effects.facts if f.kind == "game_started"]
+    assert [f.payload["game"] for f in started] == [1]
+    assert match.games_played == 1
