@@ -65,3 +65,20 @@ def test_the_first_game_of_a_table_restored_before_any_game_is_game_1() -> None:
     started = [f for f in effects.facts if f.kind == "game_started"]
     assert [f.payload["game"] for f in started] == [1]
     assert match.games_played == 1
+
+
+def test_the_game_after_a_restored_table_s_kept_game_1_is_game_2() -> None:
+    """A table brought back after its first game was kept numbers the next one 2 (the
+    history and the records tell the games of a table apart by it)."""
+    from nimmt.engine import Options
+    from nimmt.server.storage import Fact
+
+    from storage_helpers import play_game
+
+    _, facts = play_game(Options(players=3, rounds=2), seed=7)
+    facts += [Fact("game_over", {"game": 1, "game_id": 3})]
+    match, people = restore_match(stored(facts), now=50.0, members=[7])
+    assert match.status == "over" and match.games_played == 1
+    assert [(p.member, p.seat) for p in people] == [(7, 0)]
+    effects = match.handle(Request(Who(7, "Ann", "human"), P.Start(id=1)), 51.0, 1051.0)
+    assert [f.payload["game"] for f in effects.facts if f.kind == "game_started"] == [2]
