@@ -389,7 +389,10 @@ async def test_a_shutdown_says_goodbye_to_every_client_then_serve_returns(autoju
         # the LAN announcement's figures: the bots' table and Ann's wait; Ann and Carl
         # said hello
         assert (server.summary().tables_waiting, server.summary().players) == (2, 2)
+        before = trio.current_time()
         await server.shutdown()
+        # every client read its goodbye at once: the stop waits no longer
+        assert trio.current_time() == before
         for client in (ann, bob, carl):
             goodbye = await client.wait_closed()
             assert goodbye is not None
@@ -409,7 +412,9 @@ async def test_another_reason_to_close_keeps_nothing_said(autojump_clock, reason
     async with trio.open_nursery() as nursery:
         server = await serving(nursery, make_config())
         ann = await ScriptClient.memory(server, nursery, "Ann")
+        before = trio.current_time()
         await server.shutdown(reason, "maintenance")
+        assert trio.current_time() == before  # Ann read her goodbye at once: no wait
         goodbye = await ann.wait_closed()
         assert goodbye is not None
         assert (goodbye.reason, goodbye.message, goodbye.kept) == (reason, "maintenance", None)
@@ -450,10 +455,11 @@ async def test_a_refusal_nobody_reads_is_given_up_after_a_second(autojump_clock,
 
 async def test_a_full_server_closes_the_quietest_connection_of_the_heaviest_address(
         autojump_clock, monkeypatch, caplog):
-    """Memory streams given addresses by hand: 9 connections of 192.0.2.1 at no table, the
-    fifth silent since it said hello, the others asking for the table list a second apart,
-    and one of 192.0.2.2 fill the server; a newcomer from 192.0.2.3 gets in and the fifth
-    is closed, told why (and the log says so)."""
+    """Memory streams given addresses by hand: 9 connections of 192.0.2.1 (the first at
+    a table since it came, the fifth silent since it said hello, the others asking for
+    the table list a second apart) and one of 192.0.2.2 fill the server; a newcomer from
+    192.0.2.3 gets in and the fifth is closed, told why (and the log says so); the
+    seated one, quieter still, is never touched."""
     from nimmt.server.net import connection
 
     caplog.set_level(logging.INFO, "nimmt.server")
@@ -475,8 +481,11 @@ async def test_a_full_server_closes_the_quietest_connection_of_the_heaviest_addr
     async with trio.open_nursery() as nursery:
         server = await serving(nursery, make_config(max_connections=10, reserved_share=0.0,
                                                     max_per_address=100))
-        heavy = [await connect(f"A{i}", "192.0.2.1") for i in range(9)]
-        for i in (0, 1, 2, 3, 5, 6, 7, 8):
+        seated = await connect("A0", "192.0.2.1")  # the quietest, but at a table
+        assert isinstance(await seated.request(P.CreateTable()), P.Seated)
+        await trio.sleep(1.0)
+        heavy = [seated] + [await connect(f"A{i}", "192.0.2.1") for i in range(1, 9)]
+        for i in (1, 2, 3, 5, 6, 7, 8):
             await trio.sleep(1.0)
             await heavy[i].request(P.ListTables())
         light = await connect("B", "192.0.2.2")

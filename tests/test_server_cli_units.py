@@ -169,3 +169,14 @@ def test_the_log_level_reaches_the_logging_setup(no_run, monkeypatch):
     assert main(["--log-level", "warning", "--db", ":memory:"]) == 0
     assert main(["--db", ":memory:"]) == 0
     assert levels == [30, 20]
+
+
+def test_the_module_runs_as_a_program():
+    """``python -m nimmt.server.cli`` is ``nimmt-server`` (its exit code is main's)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "nimmt.server.cli", "--bots", "12"],
+                          capture_output=True, text=True, timeout=50)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", "nimmt-server: bots must be 1 to 9 (one seat stays for you), not 12\n")
