@@ -82,3 +82,15 @@ def test_the_game_after_a_restored_table_s_kept_game_1_is_game_2() -> None:
     assert [(p.member, p.seat) for p in people] == [(7, 0)]
     effects = match.handle(Request(Who(7, "Ann", "human"), P.Start(id=1)), 51.0, 1051.0)
     assert [f.payload["game"] for f in effects.facts if f.kind == "game_started"] == [2]
+
+
+def test_a_waiting_table_keeps_across_a_restart_the_seed_its_players_were_shown() -> None:
+    """The commitment shown before the restart is the one after it (a new seed would
+    make the players' check of the deal fail)."""
+    from nimmt.server.game.deal_commitment import DealCommitment
+
+    kept = DealCommitment(bytes(range(32))).contribute(0, b"\xb0")
+    match, _ = restore_match(stored([kept.fact()]), now=10.0, members=[7])
+    assert match.status == "waiting"
+    assert match.commitment == kept.commitment
+
