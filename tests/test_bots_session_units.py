@@ -28,6 +28,8 @@ from nimmt.bots.session import FILL_AFTER, TABLE_WAIT, BotResult, BotSession, La
 from nimmt.client.link import LinkLost, LinkRestored
 from nimmt.client.net import SendFailed
 from nimmt.engine import ChooseRow, Commit
+from nimmt.protocol.base import decode_message
+from nimmt.protocol.framing import encode_body
 
 HAND = (3, 14, 21, 50, 60, 70, 80, 90, 100, 104)
 ROWS = ((12,), (37,), (43,), (58,))
@@ -78,6 +80,8 @@ class Conn:
                 await asyncio.sleep(item.seconds)
             elif item in (LINK_DOWN, LINK_UP):
                 self.offline = item == LINK_DOWN
+            elif isinstance(item, wire.Message):
+                yield from_the_wire(item)
             else:
                 yield item
         for _ in range(5):
@@ -89,6 +93,13 @@ class Conn:
 
     def kinds(self) -> list[str]:
         return [type(m).__name__ for _, m in self.sent]
+
+
+def from_the_wire(message: wire.Message) -> wire.Message:
+    """``message`` as the client reads it: encoded, then decoded (its strings are not
+    the interned literals of this file)."""
+    body = wire.unpack_body(encode_body(message.to_wire(1))[wire.HEADER_SIZE:])
+    return decode_message(body, wire.SERVER)
 
 
 class Scripted:
@@ -530,3 +541,71 @@ def test_a_link_restored_without_the_session_takes_the_seat_again_forgetting_ans
     assert conn.kinds() == ["Queue", "Queue"] and bot.result.rejoins == 0
     bot, conn = play([kept], join="t4")
     assert conn.kinds() == ["Join"] and bot.result.rejoins == 0
+
+
+# --- added after the mutation run (a sample of 100 of bots/session.py) -------------------
+
+
+def test_a_server_shutting_down_stops_a_bot_told_not_to_wait_for_it() -> None:
+    bot, _ = play([wire.Goodbye(reason="server_shutdown", message="stopping")], join="t1")
+    assert bot.result.stopped == ("the server closed the connection: stopping (not waiting "
+                                  "for it: reconnect_for is 0)")
+
+
+def test_a_ladder_bot_stops_after_its_games_and_plays_on_when_told_0() -> None:
+    formed = table(["Ann", "Rob"], status="playing")
+    script = [wire.Seated(table=formed, seat=1), over((2, 1), (20, 10)), After(1)]
+    bot, conn = play(script, ladder=LadderAsk(seats=2), games=1)
+    assert conn.kinds() == ["Queue"] and bot.result.games == 1  # done: no Leave
+    bot, conn = play(script, ladder=LadderAsk(seats=2), games=0)
+    assert conn.kinds() == ["Queue", "Leave"]  # 0: until stopped
+    # at a table, 0 games is one game: it is done, and reads nothing more
+    closed = wire.Left(table_id="t1", reason="table_closed")
+    bot, conn = play([*script, closed], join="t1", games=0)
+    assert conn.kinds() == ["Join"] and bot.result.games == 1 and bot.result.rejoins == 0
+
+
+def test_a_finished_session_leaves_no_timer_or_thought_behind() -> None:
+    async def go() -> Conn:
+        conn = Conn([wire.Seated(table=table(["Ann", "Rob", None], table_id="t2"), seat=1),
+                     *dealt(PLAYING, at=1)[1:], wire.Goodbye(reason="quit", message="")])
+
+        async def slow(ask: Ask) -> Any:
+            await asyncio.sleep(50)
+            return ask.view.legal[0]
+
+        player = Scripted(None)
+        player.decide = slow  # type: ignore[method-assign]
+        bot = BotSession(conn, player, name="Rob", join=None, create=None,  # type: ignore[arg-type]
+                         add_bots=0, games=1, table_wait=10, reconnect_for=0)
+        await bot.run()
+        await asyncio.sleep(500)  # the program goes on: nothing of the bot's may act
+        return conn
+
+    conn, _ = run_virtual(go())
+    assert conn.kinds() == ["ListTables"]
+
+
+def test_an_answer_that_comes_after_its_turn_is_over_is_not_sent_for_the_next() -> None:
+    delays = [5.0, 0.0]
+
+    async def decide(ask: Ask) -> Any:
+        await asyncio.sleep(delays.pop(0))
+        return Commit(1, 50 if ask.view.turn == 1 else 60)
+
+    player = Scripted(None)
+    player.decide = decide  # type: ignore[method-assign]
+    bot, conn = play([*dealt(PLAYING, at=1), After(1),
+                      wire.TurnStarted(round=1, turn=2, deadline=1e9, remaining=30.0),
+                      After(10)], player=player, join="t1")
+    assert [(when, m) for when, m in conn.sent][1:] == [
+        (1.0, wire.Commit(round=1, turn=2, card=60))]
+
+
+def test_a_table_wait_below_0_waits_for_ever_as_0_does(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    _, conn = play([wire.Seated(table=table(["Ann", "Rob", None], table_id="t2"), seat=1),
+                    After(10_000)], table_wait=-1)
+    assert conn.kinds() == ["ListTables"]
+    assert warnings(caplog)[0].endswith("(it waits for ever (table_wait 0))")
