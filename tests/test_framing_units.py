@@ -183,3 +183,18 @@ def test_a_restamped_frame_keeps_to_the_frame_limit() -> None:
     assert restamp_frame(frame, "x", 127, 128, max_frame_size=grown) == \
         frame_of({**wire, "seq": 128})
     assert restamp_frame(frame, "x", 127, 128, max_frame_size=grown - 1) is None
+
+
+def test_what_msgpack_cannot_pack_is_refused_as_a_wrong_type_with_msgpacks_words() -> None:
+    nested: list = []
+    inner = nested
+    for _ in range(3000):
+        inner.append([])
+        inner = inner[0]
+    for value, said in [(object(), "can not serialize 'object' object"),  # TypeError
+                        (2**64, "Integer value out of range"),  # OverflowError
+                        (nested, "recursion limit exceeded.")]:  # ValueError
+        with pytest.raises(P.LocalProtocolError) as caught:
+            encode_body({"a": value}, 1 << 20)
+        assert (caught.value.code, caught.value.message) == ("wrong_type", f"cannot pack: {said}")
+    assert encode_body({"a": 1}) == b"\x00\x00\x00\x04\x81\xa1a\x01"  # the packer is good again
