@@ -1,17 +1,24 @@
 """Survivors of a fresh mutation sample of server/records/ (issue 43, seed 25), each
 pinned as what a user of ``nimmt-replay`` would notice: a file or export named with
 a character that sorts before "-" (a copy's "(2) ..."), a seat list shorter than the
-table, and ``analyse --json``'s one document a line."""
+table, ``analyse --json``'s one document a line, and the progress bar of seats
+analysed in other processes (a stand-in pool: what it shows does not hang on timing)."""
 
 from __future__ import annotations
 
 import json
+import threading
+from concurrent.futures import Future
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from test_replay_command_units import kept, played, run, write
 
+import nimmt.server.records.analyse as analyse_mode
 from nimmt import protocol as P
+from nimmt.engine.records import record_from_bytes
 from nimmt.server.records.replay import spectator_messages
 
 WORKED = Path(__file__).resolve().parent / "data" / "worked_example.json"
@@ -56,3 +63,70 @@ def test_analyse_json_prints_one_document_on_one_line(capsys) -> None:
     report = json.loads(out)
     assert (report["format"], report["samples"]) == ("nimmt-analysis", 2)
     assert [(s["seat"], s["name"]) for s in report["seats"]] == [(3, "Dee")]
+
+
+class _SharedCount:
+    """``multiprocessing.Value("i", 0)`` in this process."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def get_lock(self) -> threading.Lock:
+        return self._lock
+
+
+class _Pool:
+    """A ``ProcessPoolExecutor`` in this process whose seats run only when ``_wait``
+    says: the way a real pool's are seen, a worker's count first, its result later."""
+
+    def __init__(self, jobs: int, mp_context: Any, initializer: Any, initargs: Any) -> None:
+        initializer(*initargs)
+        self.jobs: list[tuple[Future[Any], Any, tuple[Any, ...]]] = []
+
+    def __enter__(self) -> _Pool:
+        _POOLS.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def submit(self, fn: Any, *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self.jobs.append((future, fn, args))
+        return future
+
+
+_POOLS: list[_Pool] = []
+
+
+def _wait(pending: set[Future[Any]], timeout: float) -> tuple[set[Future[Any]], set[Future[Any]]]:
+    """Each call: the next seat not yet run does its work (counting its decisions) but
+    has not returned; once all have, one returns."""
+    (pool,) = _POOLS
+    for future, fn, args in pool.jobs:
+        if not hasattr(future, "ran"):
+            future.ran = fn(*args)  # type: ignore[attr-defined]
+            return set(), set(pending)
+    future = next(f for f, _, _ in pool.jobs if f in pending)
+    future.set_result(future.ran)  # type: ignore[attr-defined]
+    return {future}, set(pending) - {future}
+
+
+def test_the_bar_is_full_only_once_every_seats_process_has_returned(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analyse_mode, "_done", None)
+    monkeypatch.setattr(analyse_mode, "multiprocessing",
+                        SimpleNamespace(get_context=lambda _: SimpleNamespace(
+                            Value=lambda *_: _SharedCount())))
+    monkeypatch.setattr(analyse_mode, "ProcessPoolExecutor", _Pool)
+    monkeypatch.setattr(analyse_mode, "wait", _wait)
+    _POOLS.clear()
+    record = record_from_bytes(WORKED.read_bytes())
+    drawn: list[tuple[int, int]] = []
+    # seats 1 and 2 of the worked example: 3 decisions each
+    analysis = analyse_mode._in_processes(record, [1, 2], 2, 0, 2,
+                                          lambda done, total: drawn.append((done, total)))
+    # seat 1's 3 counted; seat 2's too but neither returned: 5 of 6, not 6; then 6 of 6
+    assert drawn == [(3, 6), (5, 6), (5, 6), (6, 6)]
+    assert [s.seat for s in analysis.seats] == [1, 2]
