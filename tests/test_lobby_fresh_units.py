@@ -53,3 +53,35 @@ def test_a_finished_game_of_a_rated_table_rates_its_seats_by_their_places():
     run(test)
     assert sorted((c.name, c.place, c.games) for c in changes) == sorted([
         ("bot:heuristic", game.result.places[0], 1), ("bot:random", game.result.places[1], 1)])
+
+
+def test_the_restart_s_log_line_counts_player_seats_in_the_singular_and_the_plural(
+        caplog) -> None:
+    """One player seat waiting; none (bots only) is "0 player seats"."""
+    import logging
+    from dataclasses import asdict
+
+    from nimmt.server.config import TableSettings
+    from nimmt.server.storage import MEMORY, AsyncStore, Store, hash_token
+
+    astore = AsyncStore(Store.open(MEMORY))
+    settings = {"table": asdict(TableSettings(seats=2)), "persistent": False,
+                "autostart": False}
+    store = astore.store
+    store.create_table("t1", "One", {}, settings)
+    store.set_seat("t1", 0, "Ann", "human", token="tok_0123456789abcdefghij")
+    store.set_seat("t1", 1, "Bot-1", "builtin", strategy="random")
+    store.create_table("t2", "None", {}, settings)
+    store.set_seat("t2", 0, "Bot-1", "builtin", strategy="random")
+    store.set_seat("t2", 1, "Bot-2", "builtin", strategy="random")
+    store.watch("t2", hash_token("tok_abcdefghij0123456789"), "Eve", "spectator", at=1.0)
+
+    async def test(lobby: Lobby) -> None:
+        lobby.store = astore
+        with caplog.at_level(logging.INFO, logger="nimmt.server"):
+            await lobby.restore()
+
+    run(test)
+    said = sorted(r.getMessage() for r in caplog.records if " restored: " in r.getMessage())
+    assert said == ["table=t1 restored: waiting, 1 player seat waiting",
+                    "table=t2 restored: waiting, 0 player seats waiting, 1 spectator"]
