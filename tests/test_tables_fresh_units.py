@@ -94,3 +94,32 @@ def test_a_waiting_table_keeps_across_a_restart_the_seed_its_players_were_shown(
     assert match.status == "waiting"
     assert match.commitment == kept.commitment
 
+
+
+async def test_a_request_of_a_session_seated_elsewhere_since_it_asked_is_refused() -> None:
+    """Bob asks to join Ann's full table and, right after, to watch it; the join is
+    refused, he creates a table of his own, and only then does her table's task take
+    his watch: he sits elsewhere by then, and is told so (he never watches two)."""
+    from test_table_actor import TWO, catch_up, connect, run_sync, still_lobby
+
+    lobby = still_lobby()
+    ann, cy, bob = connect(lobby, 1, "Ann"), connect(lobby, 3, "Cy"), connect(lobby, 2, "Bob")
+    lobby.request(ann, P.CreateTable(options=TWO, id=1))  # type: ignore[arg-type]
+    (first,) = lobby.tables.values()
+    run_sync(first.step(None, wake=True))
+    catch_up(first)
+    lobby.request(cy, P.Join(table_id=first.id, id=1))  # type: ignore[arg-type]
+    catch_up(first)
+    lobby.request(bob, P.Join(table_id=first.id, id=5))  # type: ignore[arg-type]
+    lobby.request(bob, P.Watch(table_id=first.id, id=6))  # type: ignore[arg-type]
+    run_sync(first.step(first.next_input()))  # the join only: refused, the table is full
+    lobby.request(bob, P.CreateTable(options=TWO, id=7))  # type: ignore[arg-type]
+    (second,) = [t for t in lobby.tables.values() if t is not first]
+    run_sync(second.step(None, wake=True))
+    catch_up(second)
+    catch_up(first)
+    assert bob.session.table is second
+    assert [(e.code, e.re, e.message) for e in bob.of("error")] == [
+        ("table_full", 5, "every seat is taken"),
+        ("not_allowed", 6, "you are already at a table: leave it first")]
+    assert [m.name for m in first.match.members.values()] == ["Ann", "Cy"]
