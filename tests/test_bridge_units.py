@@ -140,3 +140,100 @@ def test_closing_gives_a_program_exactly_one_second_before_it_is_killed(
     assert run_virtual(go(polite))[0] == 0.5 and polite.waits == 2
     stubborn = StandIn(code=None)  # exits only once killed
     assert run_virtual(go(stubborn))[0] == 1.0 and stubborn.waits == 2
+
+
+class _SlowStdin(_Stdin):
+    """A pipe the program reads from only at ``reads_at``: a write drains then."""
+
+    def __init__(self, reads_at: float) -> None:
+        super().__init__(None, "")
+        self.reads_at = reads_at
+
+    async def drain(self) -> None:
+        await asyncio.sleep(self.reads_at - asyncio.get_running_loop().time())
+
+
+class Talker:
+    """A program that writes ``lines`` at their virtual times (seconds from its start),
+    then nothing; it exits only when killed (the bridge's ``killpg``)."""
+
+    pid = NO_SUCH_GROUP
+
+    def __init__(self, lines: list[tuple[float, bytes]], reads_at: float = 0.0) -> None:
+        self.returncode: int | None = None
+        self.stdin = _SlowStdin(reads_at)
+        self.stdout = self
+        self.lines = lines
+        self.killed: asyncio.Event | None = None
+
+    async def readline(self) -> bytes:
+        if self.lines:
+            at, line = self.lines.pop(0)
+            await asyncio.sleep(at - asyncio.get_running_loop().time())
+            return line
+        await asyncio.Event().wait()
+        return b""
+
+    def kill(self) -> None:
+        self.returncode = -9
+        if self.killed is not None:
+            self.killed.set()
+
+    async def wait(self) -> int:
+        if self.returncode is None:
+            self.killed = asyncio.Event()
+            await self.killed.wait()
+        assert self.returncode is not None
+        return self.returncode
+
+
+def ask_talker(lines: list[tuple[float, bytes]], deadline: float,
+               monkeypatch: pytest.MonkeyPatch, reads_at: float = 0.0) -> ProgramPlayer:
+    """One question, at virtual time 0, due at ``deadline``, to a bridge whose clock is
+    the loop's and whose program is a ``Talker``."""
+    proc = Talker(lines, reads_at)
+    monkeypatch.setattr(bridge, "_sleep", None)  # no restart may be tried
+    monkeypatch.setattr(bridge, "time", type("T", (), {
+        "monotonic": staticmethod(lambda: asyncio.get_running_loop().time())}))
+    monkeypatch.setattr(bridge, "os", type("O", (), {
+        "killpg": staticmethod(lambda pid, sig: proc.kill())}))
+    player = ProgramPlayer("./bot", margin=0.25, max_failures=1)
+
+    async def go() -> None:
+        player._program = bridge._Running(proc)  # type: ignore[arg-type]
+        try:
+            await player.decide(Ask(VIEW, deadline, NAMES))
+        except PlayerGaveUp:
+            pass
+        await player.aclose()
+
+    run_virtual(go())
+    return player
+
+
+def test_a_question_due_now_is_decided_without_the_program(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # due (the deadline less the margin) is now: not the program's fault, not asked
+    player = ask_talker([(0.0, b'{"card": 5}\n')], deadline=0.25, monkeypatch=monkeypatch)
+    assert (player.asked, player.answered, player.faults) == (1, 0, [])
+    # due a moment later: asked, and its answer taken
+    player = ask_talker([(0.0, b'{"card": 5}\n')], deadline=0.5, monkeypatch=monkeypatch)
+    assert (player.asked, player.answered, player.faults) == (1, 1, [])
+
+
+def test_a_program_that_reads_its_question_only_when_due_is_late_with_0_s_left(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the write of the question blocks (the program does not read its stdin) until due
+    player = ask_talker([(1.0, b'{"card": 5}\n')], deadline=0.75, reads_at=0.5,
+                        monkeypatch=monkeypatch)
+    assert player.faults == ["answered late (no answer within 0.00 s, the time left less "
+                             "0.25 s for the answer to travel)"]
+    # read after it was due: still 0 s left, never less
+    player = ask_talker([(1.0, b'{"card": 5}\n')], deadline=0.75, reads_at=0.625,
+                        monkeypatch=monkeypatch)
+    assert player.faults[0].startswith("answered late (no answer within 0.00 s,")
+    # read a moment before: the time left is said
+    player = ask_talker([(1.0, b'{"card": 5}\n')], deadline=0.75, reads_at=0.375,
+                        monkeypatch=monkeypatch)
+    assert player.faults == ["answered late (no answer within 0.12 s, the time left less "
+                             "0.25 s for the answer to travel)"]
