@@ -57,7 +57,7 @@ def test_a_host_name_that_does_not_resolve_leaves_the_interfaces(monkeypatch: py
     assert lan_addresses() == ["10.1.2.3"]
 
 
-@pytest.mark.parametrize("host", ["0.0.0.0", "::", ""])
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "", "*"])
 def test_a_server_on_every_interface_names_each_lan_address(monkeypatch: pytest.MonkeyPatch,
                                                             host: str):
     monkeypatch.setattr(addresses, "lan_addresses", lambda: ["192.168.1.20", "10.0.0.5"])

@@ -52,7 +52,7 @@ def lan_addresses() -> list[str]:
 
 def join_hint(host: str, port: int) -> str:
     """The line printed at start: where the server listens and how others join."""
-    if host in ("0.0.0.0", "::", ""):
+    if host.strip() in ("0.0.0.0", "::", "", "*"):
         targets = lan_addresses() or [socket.gethostname()]
     else:
         targets = [host]
