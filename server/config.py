@@ -262,8 +262,6 @@ class ServerConfig:
             raise ConfigError(f"log_level must be one of {list(LOG_LEVELS)}, not {self.log_level!r}")
         if self.bots and not 1 <= self.bots <= 9:
             raise ConfigError(f"bots must be 1 to 9 (one seat stays for you), not {self.bots!r}")
-        if self.bots < 0:
-            raise ConfigError("bots must not be negative")
         check_strategy("bot_level", self.bot_level)
         if not 0 <= self.bot_workers <= 256:
             raise ConfigError(f"bot_workers must be 0 (one per core) to 256, not {self.bot_workers!r}")
