@@ -609,3 +609,33 @@ def test_a_table_wait_below_0_waits_for_ever_as_0_does(
                     After(10_000)], table_wait=-1)
     assert conn.kinds() == ["ListTables"]
     assert warnings(caplog)[0].endswith("(it waits for ever (table_wait 0))")
+
+
+def test_a_bot_removed_reads_nothing_more_and_one_whose_table_closed_reads_on() -> None:
+    sat = wire.Seated(table=table(["Ann", "Rob"]), seat=1)
+    closed = wire.Left(table_id="t1", reason="table_closed")
+    bot, conn = play([sat, wire.Left(table_id="t1", reason="kicked"), closed], join="t1",
+                     table_wait=0)
+    assert conn.kinds() == ["Join"] and bot.result.rejoins == 0
+    bot, conn = play([sat, closed, wire.Goodbye(reason="quit", message="bye")], join="t1",
+                     table_wait=0)
+    assert bot.result.stopped == "the server closed the connection: bye"
+
+
+def test_a_ladder_bot_refused_something_else_than_its_queue_plays_on() -> None:
+    bot, conn = play([wire.Error(code="bad_request", message="no", request="chat"),
+                      wire.Goodbye(reason="quit", message="bye")], ladder=LadderAsk())
+    assert bot.result.errors == ["bad_request: no"]
+    assert bot.result.stopped == "the server closed the connection: bye"
+
+
+def test_an_answer_whose_link_drops_again_as_it_is_sent_again_waits_for_the_next() -> None:
+    restored = LinkRestored(wire.Welcome(protocol=2, server="s", name="Rob", token="t" * 32,
+                                         resumed=True, limits=welcome().limits))
+    bot, conn = play([*dealt(PLAYING, at=1), After(1), LinkLost("cut"), restored, LINK_DOWN,
+                      *BACK, LINK_UP, wire.SeatCommitted(seat=0),
+                      wire.Goodbye(reason="quit", message="bye")],
+                     player=Scripted(lambda view: Commit(1, 21)), join="t1")
+    assert [m for _, m in conn.sent if isinstance(m, wire.Commit)] == \
+        [wire.Commit(round=1, turn=1, card=21)] * 2  # before the drop, and once it is back
+    assert bot.result.stopped == "the server closed the connection: bye"
