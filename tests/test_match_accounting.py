@@ -282,3 +282,34 @@ def test_the_game_ends_at_the_round_limit_with_places_and_its_record_says_if_rat
     record = h.finished[0].record
     assert record.table.rated is rated
     assert (record.result.totals if record.result else None) == (34, 22)
+
+
+def test_a_commit_replaced_after_the_bank_ran_out_leaves_it_empty_not_owed():
+    """Bank 10 s. Turn 1: Ann commits at 36 (4 s left). Turn 2: she commits at +33
+    (1 s left), and while Bob still thinks on his own bank replaces it at +38: the
+    bank is empty (0), never below. Turn 3: she has the table's whole 30 s, warned at
+    +25 and played for at exactly +30, not earlier."""
+    h = Harness.new(fixed(standard_deal()), time_bank=10.0)
+    h.start_two()
+    ann, bob = h.hand(ANN), h.hand(BOB)
+    commit(h, BOB, 1, 1, bob[0])
+    h.run_until(36.0)
+    commit(h, ANN, 1, 1, ann[0])
+    t2 = turn_started(h, 1, 2)
+    assert t2 == 36.0
+    h.run_until(t2 + 33.0)
+    commit(h, ANN, 1, 2, ann[1])
+    h.run_until(t2 + 38.0)
+    commit(h, ANN, 1, 2, ann[2])
+    h.run_until(t2 + 39.0)
+    commit(h, BOB, 1, 2, bob[1])
+    assert h.last(BOB, "revealed").plays == ((0, ann[2]), (1, bob[1]))
+    assert bank_facts(h) == [(0, 4.0), (0, 1.0), (0, 0.0), (1, 1.0)]
+    t3 = turn_started(h, 1, 3)
+    commit(h, BOB, 1, 3, bob[2])
+    h.run_until(t3 + 29.99)
+    assert len(h.of(BOB, "revealed")) == 2
+    assert [(h.at(ANN, w) - t3, w.remaining) for w in h.of(ANN, "deadline_warning")
+            if w.turn == 3] == [(25.0, 5.0)]
+    h.run_until(t3 + 30.0)
+    assert h.at(BOB, h.of(BOB, "revealed")[2]) == t3 + 30.0
