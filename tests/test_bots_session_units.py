@@ -313,6 +313,8 @@ def test_a_table_wait_under_a_second_is_said_and_acted_on_at_its_end(
                    create=wire.TableOptions(seats=2), table_wait=0.5)
     assert [(when, type(m).__name__) for when, m in conn.sent] == [
         (0.0, "CreateTable"), (0.5, "AddBot")]
+    assert warnings(caplog)[0].endswith("(after 0.5 s it fills the free seats with built-in "
+                                        "bots and starts)")
     assert len(warnings(caplog)) == 2
 
 
@@ -639,3 +641,47 @@ def test_an_answer_whose_link_drops_again_as_it_is_sent_again_waits_for_the_next
     assert [m for _, m in conn.sent if isinstance(m, wire.Commit)] == \
         [wire.Commit(round=1, turn=1, card=21)] * 2  # before the drop, and once it is back
     assert bot.result.stopped == "the server closed the connection: bye"
+
+
+# --- added after a second sample (seed 26) ------------------------------------------------
+
+
+def test_a_guest_below_its_host_does_not_start_a_full_table() -> None:
+    # seat 0 at a table its seat 1 hosts: the host starts it, not this bot
+    full = wire.TableInfo(table_id="t2", name="", options=wire.TableOptions(seats=2),
+                          seats=(seat("Rob"), seat("Ann")), host=1, status="waiting",
+                          spectators=0)
+    bot, conn = play([wire.Seated(table=full, seat=0), wire.TableUpdated(table=full)],
+                     join="t2", table_wait=0)
+    assert conn.kinds() == ["Join"] and not bot.hosting
+
+
+def test_a_table_wait_below_0_says_nothing_before_a_second(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    theirs = table(["Ann", "Rob", None], table_id="t2")
+    _, conn = play([wire.Seated(table=theirs, seat=1), After(0.5),
+                    wire.TableUpdated(table=table(["Ann", "Rob", "Bob"], table_id="t2",
+                                                  status="playing")), After(5)],
+                   join="t2", table_wait=-1)
+    assert warnings(caplog) == []
+
+
+def test_a_refused_seat_is_the_last_word_nothing_after_it_is_read() -> None:
+    bot, _ = play([wire.Error(code="table_full", message="full", request="join"),
+                   wire.Goodbye(reason="quit", message="bye")], join="t9")
+    assert bot.result.stopped == "could not take a seat at table t9: full"
+
+
+def test_each_game_is_said_at_its_own_table(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    first = table(["Ann", "Rob"], status="playing")
+    second = table(["Rob", "Bob"], table_id="t2", status="playing")
+    bot, _ = play([wire.Seated(table=first, seat=1), over((2, 1), (20, 10)),
+                   wire.Left(table_id="t1", reason="left"), After(1),
+                   wire.Seated(table=second, seat=0), over((1, 2), (5, 30)), After(1)],
+                  ladder=LadderAsk(seats=2), games=2)
+    assert bot.result.tables == ["t1", "t2"]
+    assert [w for w in warnings(caplog) if "over at" in w] == [
+        "Rob: game 1 over at table t1: place 1 of 2; queueing again",
+        "Rob: game 2 over at table t2: place 1 of 2"]
