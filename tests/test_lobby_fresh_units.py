@@ -85,3 +85,31 @@ def test_the_restart_s_log_line_counts_player_seats_in_the_singular_and_the_plur
     said = sorted(r.getMessage() for r in caplog.records if " restored: " in r.getMessage())
     assert said == ["table=t1 restored: waiting, 1 player seat waiting",
                     "table=t2 restored: waiting, 0 player seats waiting, 1 spectator"]
+
+
+def test_a_name_whose_unclaimed_session_expires_this_very_second_may_be_claimed():
+    """Ann (unclaimed) drops at 0: with a grace of 60 s her session is forgotten at 60.0
+    exactly, and a claim of her name then is taken; a second before, it is refused."""
+    import trio
+
+    from nimmt.server.ladder.claims import new_key
+
+    from test_welcome_units import Link as WLink
+    from test_welcome_units import hello
+    from test_welcome_units import run as wrun
+
+    async def test(lobby: Lobby) -> None:
+        link = WLink(1)
+        session = lobby.hello(link, hello("Ann"))
+        lobby.disconnected(link)  # lost at 0
+        await trio.sleep(59.0)
+        early = WLink(2)
+        lobby.hello(early, hello("Ann", key=new_key()))
+        assert [m.TYPE for m in early.sent] == ["error"]
+        await trio.sleep(1.0)  # 60.0: her grace is over at this very second
+        late = WLink(3)
+        lobby.hello(late, hello("Ann", key=new_key()))
+        assert [(m.TYPE, getattr(m, "claimed", None)) for m in late.sent] == [("welcome", True)]
+        assert session.token not in lobby.sessions
+
+    wrun(test, reconnect_grace=60.0)
