@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from functools import partial
 from multiprocessing.connection import Connection
 
@@ -477,3 +478,31 @@ async def test_a_worker_that_dies_over_its_decision_fails_it_and_is_replaced(
     second.close()
     assert [m for m in caplog.messages if m.startswith("think worker")] == [
         "think worker 0 (pid -1): it died; replacing it"]
+
+
+async def test_a_bots_state_of_up_to_one_mebibyte_goes_to_the_worker_and_a_larger_is_refused(
+        ) -> None:  # (the real clock: a thread plays the worker, in real time)
+    pool = ThinkPool(1)
+    (puppet,) = _puppets(pool, 1)
+    got: list[object] = []
+
+    def serve_one() -> None:  # a thread: the pool writes a large state in one blocking send
+        got.append(puppet.end.recv()[3])
+        puppet.end.send(("ok", "d", None, None))
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        for state in (b"s" * 10, b"m" * MAX_STATE_BYTES):
+            reader = threading.Thread(target=serve_one, daemon=True)
+            reader.start()
+            thought = await pool.think("random", 1, "v", 30.0, state)  # type: ignore[arg-type]
+            reader.join(30)
+            assert thought.decision == "d"
+        assert got == [b"s" * 10, b"m" * MAX_STATE_BYTES]
+        with pytest.raises(ValueError) as refused:
+            await pool.think("random", 1, "v", 30.0, b"l" * (MAX_STATE_BYTES + 1))  # type: ignore[arg-type]
+        assert str(refused.value) == ("a strategy state of 1048577 bytes: at most 1048576 "
+                                      "are sent to a worker")
+        assert not puppet.asked() and pool.busy == 0
+        nursery.cancel_scope.cancel()
+    puppet.close()
