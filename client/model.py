@@ -414,7 +414,9 @@ class TableModel(GameMessages):
             elif a is not None and b is None:
                 self._say(f"{a.name} leaves seat {i + 1}.", "info")
             elif a is not None and b is not None and a.connected != b.connected:
-                text = "is back" if b.connected else "is away (the autopilot may play for them)"
+                be = w.verb(i, "is", "are")
+                whom = w.verb(i, "them", "you")
+                text = f"{be} back" if b.connected else f"{be} away (the autopilot may play for {whom})"
                 self._say(f"{w.subject(i)} {text}.", "info")
         if old.host != new.host and new.host is not None:
             self._say(f"{w.subject(new.host)} {w.verb(new.host, 'is', 'are')} the host now.",

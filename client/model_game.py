@@ -341,7 +341,7 @@ class GameMessages(TableState):
         self.totals = list(m.totals)
         self.result = GameResult(tuple(m.totals), tuple(m.places), tuple(m.winners))
         w = self.words
-        names = " and ".join(w.subject(s, mid=i > 0) for i, s in enumerate(m.winners))
+        names = _listed([w.subject(s, mid=i > 0) for i, s in enumerate(m.winners)])
         score = self.display_total(m.winners[0])
         if len(m.winners) > 1:
             text = f"{names} share first place with {score}"

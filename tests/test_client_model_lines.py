@@ -316,8 +316,6 @@ def test_away_back_sitting_down_leaving_and_the_host_in_words() -> None:
         "Bob sits down at seat 2.", "Cat leaves seat 3.", "You are the host now."]
 
 
-@pytest.mark.xfail(strict=True, reason="the model says 'You is away ... for them' "
-                   "(model.py _seat_changes has no second-person verb): reported, issue 43")
 def test_your_own_seat_away_and_back_is_said_to_you() -> None:
     m = game()
     assert said(m, seats_at(NAMES, connected=(False, True, True, True)), seats_at(NAMES)) == [
@@ -355,7 +353,7 @@ def test_a_round_s_end_in_words_and_on_the_score_sheet() -> None:
                                              "with 12 bullheads."),
     ((70, 12, 12, 30), (4, 1, 1, 3), (1, 2), "Game over: Bob and Cat share first place "
                                              "with 12 bullheads."),
-    ((5, 5, 5, 70), (1, 1, 1, 4), (0, 1, 2), "Game over: You and Bob and Cat share first "
+    ((5, 5, 5, 70), (1, 1, 1, 4), (0, 1, 2), "Game over: You, Bob and Cat share first "
                                              "place with 5 bullheads."),
 ])
 def test_game_over_names_the_winners_and_shares_a_tied_first_place(
