@@ -18,7 +18,7 @@ def test_a_prefix_is_4_letters_drawn_from_all_24_that_read_as_no_digit() -> None
     seen = set("".join(prefixes))
     assert seen == LETTERS  # every one of the 24 turns up in 8,000 draws; nothing else
     # fresh at each start: 2,000 starts out of 331,776 prefixes make about 6 repeated
-    # pairs (Poisson); more than 25 comes once in about 10**8 runs (at 1,990 it was 4%),
+    # pairs (Poisson); more than 25 comes in fewer than 1 run in 10**8 (at 1,990: 4%),
     # while 3 letters (13,824 prefixes) would repeat about 140
     assert len(set(prefixes)) >= 1975
 
