@@ -91,6 +91,22 @@ def test_a_seat_taking_two_rows_in_a_round_shows_both_rows_bullheads_added() -> 
     ]
 
 
+def test_the_round_s_result_under_the_rows_lists_the_totals_best_first() -> None:
+    m = scored(NAMES[:4], [(3, 0, 7, 1)])
+    feed(m, P.RoundStarted(round=2), P.RowsDealt(rows=((12,), (37,), (43,), (58,))),
+         P.RoundScored(round=2, penalties=(0, 9, 1, 1), totals=(3, 9, 8, 2)))
+    c, s = sheet_at(m, *SMALL)
+    assert lines(board.rows_panel(c, s.rows_width()))[4:] == [
+        "  Round 2 over (fewer is better): Dan +1 → 2 · you +0 → 3 · Cat +1 → 8",
+        "  Bob +9 → 9",
+    ]
+    c, s = sheet_at(m, *WIDE)
+    assert lines(board.rows_panel(c, s.rows_width()))[4:] == [
+        "  Round 2 over (fewer is better): Dan +1 → 2 · you +0 → 3",
+        "  Cat +1 → 8 · Bob +9 → 9",
+    ]
+
+
 def test_the_players_aside_on_a_wide_terminal_one_a_line_with_the_long_headers() -> None:
     m = seated_game()
     c, s = sheet_at(m, *WIDE)
