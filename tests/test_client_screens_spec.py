@@ -10,6 +10,8 @@ from the model, no terminal; trailing blanks (invisible) are not compared."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from test_client_evening import sheet_at
 from test_client_model import feed, seated_game
@@ -20,7 +22,7 @@ from nimmt import protocol as P
 from nimmt.client import TableModel
 from nimmt.client.tui import board, render, sheets
 
-NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"]
+NAMES: list[str | None] = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"]
 SMALL = (24, 80)
 WIDE = (40, 160)
 
@@ -29,8 +31,8 @@ def lines(frags: object) -> list[str]:
     return [line.rstrip() for line in text_of(frags).split("\n")]
 
 
-def scored(names: list[str], rounds: list[tuple[int, ...]], seat: int = 0,
-           **options: object) -> TableModel:
+def scored(names: list[str | None], rounds: list[tuple[int, ...]], seat: int = 0,
+           **options: Any) -> TableModel:
     """A table whose rounds ``rounds`` (each seat's bullheads) are scored."""
     m = TableModel(Clock())
     feed(m, welcome(), P.Seated(table=table(names, status="playing", **options), seat=seat))
@@ -42,8 +44,8 @@ def scored(names: list[str], rounds: list[tuple[int, ...]], seat: int = 0,
     return m
 
 
-def over(names: list[str], totals: tuple[int, ...], seat: int = 0,
-         **options: object) -> TableModel:
+def over(names: list[str | None], totals: tuple[int, ...], seat: int = 0,
+         **options: Any) -> TableModel:
     """A game of one round over; places as the server gives them (ties share one)."""
     m = scored(names, [totals], seat, **options)
     places = tuple(1 + sum(t < x for t in totals) for x in totals)
@@ -135,7 +137,7 @@ def test_the_score_sheet_at_80x24_every_round_and_the_totals_in_seat_order() -> 
     ]
 
 
-TWELVE = [(r % 3, 2 * r % 5, r % 4) for r in range(1, 13)]
+TWELVE: list[tuple[int, ...]] = [(r % 3, 2 * r % 5, r % 4) for r in range(1, 13)]
 
 
 def test_a_sheet_too_narrow_for_every_round_shows_the_latest_after_an_ellipsis() -> None:
@@ -248,7 +250,7 @@ def test_a_tied_countdown_ranking_on_a_wide_terminal_shares_places_and_wins() ->
 
 
 def test_a_long_name_is_cut_to_fourteen_in_the_ranking_its_columns_kept() -> None:
-    names = ["Ann", "Bartholomew-Longname", "Cat", "Dan", "Eve", "Fay"]
+    names: list[str | None] = ["Ann", "Bartholomew-Longname", "Cat", "Dan", "Eve", "Fay"]
     m = over(names, (5, 1, 2, 3, 4, 66))
     c, s = sheet_at(m, *SMALL)
     assert lines(board.rows_panel(c, s.rows_width())) == [
