@@ -94,3 +94,154 @@ async def test_the_refusal_of_someone_at_no_table_held_for_the_disk_still_reache
     step_all(table)
     assert [m.TYPE for m in cy.got] == ["welcome", "error"]
     assert said(bob, len(bob.got) - 1) == [("chat_message", "after")]
+
+
+# ------------------------------------------------------------ bots' answers
+class GatePool:
+    """A think pool whose worker answers only when the test says (``answer``)."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, int, Any, float]] = []
+        self._gate = trio.Event()
+        self._decision: Any = None
+
+    async def think(self, spec, seed, view, timeout, state=None, *, owner=None, group=None):
+        self.asked.append((spec, seed, view, timeout))
+        await self._gate.wait()
+        return SimpleNamespace(decision=self._decision, state=None, note=None, worker=1)
+
+    def answer(self, decision: Any) -> None:
+        self._decision = decision
+        self._gate.set()
+
+
+async def test_a_searching_bot_thinks_away_while_its_table_answers_its_people(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """docs/SERVER.md: a searching bot's turn goes to the think pool, awaited in a task
+    of the table's own; "meanwhile this table's clock, its people's requests and every
+    other table go on"; the answer comes back through the table's inputs."""
+    from nimmt.bots import HeuristicStrategy
+
+    lobby = still_lobby()
+    pool = lobby.thinker = GatePool()
+    ann = connect(lobby, 1, "Ann")
+    lobby.request(ann, P.CreateTable(options=TWO, id=1))  # type: ignore[arg-type]
+    (table,) = lobby.tables.values()
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(table.run)
+            table.request(ann.session, P.AddBot(strategy="search", seat=1, id=2))
+            table.request(ann.session, P.Start(id=3))
+            await until(ann, lambda m: m.TYPE == "turn_started")
+            await trio.testing.wait_all_tasks_blocked()
+            assert [(spec, timeout) for spec, _, _, timeout in pool.asked] == [("search", 60.0)]
+            asked_at = trio.current_time()
+            table.request(ann.session, P.Chat(text="meanwhile", id=4))
+            await until(ann, lambda m: m.TYPE == "chat_message")
+            assert trio.current_time() == asked_at  # not after the bot's answer
+            assert [m.seat for m in ann.of("seat_committed")] == []
+            await trio.sleep(2.5)
+            pool.answer(HeuristicStrategy().decide(pool.asked[0][2]))
+            committed = await until(ann, lambda m: m.TYPE == "seat_committed")
+            assert committed.seat == 1 and trio.current_time() == asked_at + 2.5
+            nursery.cancel_scope.cancel()
+
+
+# ------------------------------------------------------------ stopping
+async def test_a_table_whose_task_stops_logs_why_server_shutdown_or_stopped(
+        autojump_clock: trio.testing.MockClock, caplog) -> None:
+    caplog.set_level("INFO", logger="nimmt.server")
+    for shutting_down, why in ((True, "server shutdown"), (False, "stopped")):
+        lobby, ann, bob, table = two_seated()
+        lobby.shutting_down = shutting_down
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(table.run)
+            await trio.sleep(1.0)
+            nursery.cancel_scope.cancel()
+        assert table.closed
+        assert [r.getMessage() for r in caplog.records
+                if r.getMessage().startswith(f"table={table.id} closed")] == [
+            f"table={table.id} closed: {why}"]
+
+
+# ------------------------------------------------------------ a restart
+SUE = "tok_sue_456789abcdefghij"
+
+
+def restored_table(facts: list[Fact], **kwargs: Any) -> tuple[Table, dict[int, Session]]:
+    """Ann, two bots and Sue watching, brought back as the lobby does it (a session per
+    seat and spectator, away since the restart at 0), on a database that takes every
+    write (``FailingStore``)."""
+    from test_restore import stored as stored_t4
+
+    match, people = restore_match(stored_t4(facts, (("Sue", SUE),)), now=0.0, members=[7, 8])
+    lobby = still_lobby()
+    sessions: dict[int, Session] = {}
+    for p in people:
+        session = Session(p.member, "", p.name, p.kind)
+        session.seat, session.lost_at, session.restored_hash = p.seat, 0.0, p.token_hash
+        sessions[p.member] = session
+    table = Table(lobby, "t4", "Friday", match.settings, match=match, sessions=sessions,
+                  **kwargs)
+    for session in sessions.values():
+        session.table = table
+    table.store = FailingStore(None)
+    return table, sessions
+
+
+async def test_a_restored_spectator_who_leaves_is_deleted_from_the_database() -> None:
+    """docs/SERVER.md, Storage: a spectator who leaves is deleted, so that the next
+    restart does not bring him back; one restored from the database too."""
+    _, facts = play_game(Options(players=3, rounds=2), seed=5)
+    table, sessions = restored_table(facts[:2])
+    sue = sessions[8]
+    assert (sue.name, sue.seat) == ("Sue", None)
+    sue.client = Link(40)  # type: ignore[assignment]
+    table.resumed(sue)
+    table.request(sue, P.Leave(id=1))
+    step_all(table)
+    assert [m.TYPE for m in sue.client.got][-1] == "left"
+    assert table.store.calls.count("unwatch") == 1  # (and the bots' decisions appended)
+    assert sue.table is None and table.info().spectators == 0
+
+
+async def test_a_restored_spectator_not_back_within_the_grace_given_is_removed_then(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """A spectator who does not come back within ``reconnect_grace`` (the table's
+    ``spectator_grace``) is removed from the table, and from the database, then."""
+    _, facts = play_game(Options(players=3, rounds=2), seed=5)
+    table, sessions = restored_table(facts[:2], spectator_grace=45.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        await trio.sleep(44.9)
+        assert table.info().spectators == 1 and "unwatch" not in table.store.calls
+        await trio.sleep(0.2)
+        assert table.info().spectators == 0 and table.store.calls.count("unwatch") == 1
+        assert sessions[8].table is None
+        nursery.cancel_scope.cancel()
+
+
+def test_a_built_in_bot_stored_without_a_strategy_sits_down_again_as_heuristic() -> None:
+    from test_table_effects_units import player, stored
+
+    table = stored((player(0, "Ann"), StoredSeat(1, "Old bot", "builtin", None, None),
+                    StoredSeat(2, "Rand", "builtin", None, "random")))
+    match, people = restore_match(table, now=3.0, members=[7])
+    assert [(s.name, s.strategy, s.member) for s in match.seats] == [
+        ("Ann", None, 7), ("Old bot", "heuristic", None), ("Rand", "random", None)]
+    assert [(p.member, p.seat) for p in people] == [(7, 0)]
+
+
+def test_a_restored_game_keeps_the_time_it_started_at() -> None:
+    """The game's start (its record's, the history's) is the ``game_started`` fact's
+    time, not the restart's nor the table's creation."""
+    from test_table_effects_units import player, stored
+
+    _, facts = play_game(Options(players=3, rounds=1), seed=6)
+    facts = [replace(f, at=2000.0 + n) for n, f in enumerate(facts)]
+    kept = stored((player(0, "Ann"), player(1, "Bob"), player(2, "Cy")), tuple(facts))
+    assert kept.created == 100.0
+    match, _ = restore_match(kept, now=0.0, members=[1, 2, 3])
+    assert match.status == "playing"
+    done = match.wake(0.0, 9000.0).finished  # the game was over, not kept: kept now
+    assert done is not None and (done.started, done.ended) == (2000.0, 9000.0)
