@@ -6,6 +6,7 @@ server/storage/ let 8 of 49 mutants through)."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -28,6 +29,7 @@ from nimmt.server.storage import (
     hash_token,
     left_fact,
     options_from,
+    options_to_json,
     rebuild_game,
     seat_fact,
 )
@@ -188,11 +190,13 @@ def test_watchers_come_back_oldest_first_and_unwatch_removes_only_that_one(
         store.watch("t1", "hc", "Cy", "bot", at=10.0)
         store.watch("t1", "hd", "Di", "spectator", at=5.0)
         store.watch("t1", "hd", "Di", "spectator", at=40.0)  # again: the row is replaced
-        store.unwatch("t1", "hb")
+        store.watch("t1", "he", "Ed", "human", at=20.0)
+        store.unwatch("t1", "he")
     with Store.open(path) as store:
         (table,) = store.open_tables()
     assert [(s.name, s.kind, s.token_hash) for s in table.spectators] == [
-        ("Cy", "bot", "hc"), ("Al", "human", "ha"), ("Di", "spectator", "hd")]
+        ("Cy", "bot", "hc"), ("Al", "human", "ha"), ("Bea", "spectator", "hb"),
+        ("Di", "spectator", "hd")]
 
 
 def test_closing_a_table_deletes_its_seats_watchers_and_facts_everywhere(
@@ -244,20 +248,24 @@ def test_a_table_with_no_game_started_brings_back_every_fact(tmp_path: Path) -> 
 
 def test_a_failed_append_leaves_nothing_and_the_next_one_numbers_on(tmp_path: Path) -> None:
     path = tmp_path / "nimmt.db"
+    big = Fact("seat", {"seat": 0, "name": "x" * 50_000})  # past the pages the file may have
     with Store.open(path) as store:
         store.create_table("t1", "Friday", {}, {})
         store.append("t1", [left_fact(0), left_fact(1)])
-        store._db.execute("PRAGMA query_only = 1")
+        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+        store._db.execute(f"PRAGMA max_page_count = {pages}")  # a full disk
         with pytest.raises(StorageWriteError) as e:
-            store.append("t1", [left_fact(2)] * 3)
-        assert e.value.reason == "read_only"
-        results, error = store.write_group([("append", ("t1", (left_fact(3),) * 2), {})])
-        assert results == [] and error is not None
-        store._db.execute("PRAGMA query_only = 0")
-        (fact,) = store.append("t1", [left_fact(4)])
+            store.append("t1", [left_fact(2), big])
+        assert e.value.reason == "disk_full"
+        (fact,) = store.append("t1", [left_fact(3)])  # (fits on the pages there are)
         assert fact.seq == 3
+        results, error = store.write_group([("append", ("t1", (big, big)), {})])
+        assert results == [] and error is not None and error.reason == "disk_full"
+        store._db.execute("PRAGMA max_page_count = 1073741823")
+        (fact,) = store.append("t1", [left_fact(4)])
+        assert fact.seq == 4
     assert _rows(path, "SELECT seq, payload FROM recent_facts ORDER BY seq") == [
-        (1, '{"seat":0}'), (2, '{"seat":1}'), (3, '{"seat":4}')]
+        (1, '{"seat":0}'), (2, '{"seat":1}'), (3, '{"seat":3}'), (4, '{"seat":4}')]
 
 
 def test_a_group_writes_every_call_in_order_in_one_transaction_or_none(tmp_path: Path) -> None:
@@ -363,9 +371,15 @@ def test_a_finished_game_gets_its_game_over_fact_and_its_ratings_in_one_transact
     assert _rows(path, "SELECT game_id, name, place, at FROM rating_history ORDER BY name") == [
         (game_id, "Ann", 1, 20.0), (game_id, "Bob", 2, 20.0)]
     assert _rows(path, "SELECT count(*) FROM games") == [(2,)]
+    # kept compact (``--export`` writes it indented), read back as it was
+    assert _rows(path, f"SELECT options, record FROM games WHERE id = {game_id}") == [(
+        json.dumps(options_to_json(record.options), separators=(",", ":")),
+        json.dumps(record.to_dict(), separators=(",", ":")))]
     # the closed table got no game_over fact for its second game (left by the stop)
     assert _rows(path, "SELECT table_id, seq, payload FROM recent_facts WHERE kind = 'game_over'"
                  ) == [("t1", len(facts) + 1, f'{{"game":3,"game_id":{game_id}}}')]
+    with Store.open(path) as store:
+        assert store.game(game_id).record == record
 
 
 def test_finished_games_are_listed_by_when_they_ended(tmp_path: Path) -> None:

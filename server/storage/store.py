@@ -440,7 +440,8 @@ class Store(Folding):
             raise
 
     def close_table(self, table_id: str) -> None:
-        """Forget a closed table: its seats and facts (its finished games are kept)."""
+        """Forget a closed table: its seats, watchers and facts (its finished games are
+        kept; its rows still in ``recent_facts`` go with the next fold)."""
         self._write(lambda db: db.execute("DELETE FROM tables WHERE id = ?", (table_id,)))
         self._seqs.pop(table_id, None)
 
