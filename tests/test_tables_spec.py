@@ -96,6 +96,24 @@ async def test_the_refusal_of_someone_at_no_table_held_for_the_disk_still_reache
     assert said(bob, len(bob.got) - 1) == [("chat_message", "after")]
 
 
+async def test_what_is_held_goes_out_before_anyone_is_seated_or_watches() -> None:
+    """docs/SERVER.md: "Anything else (someone sits down, leaves or is refused, ...)
+    first delivers what is held, then is written and awaited by itself"."""
+    lobby, ann, bob, table = two_seated()
+    table.store = FailingStore(None)
+    cy = connect(lobby, 3, "Cy")
+    since = len(bob.got)
+    table.request(ann.session, P.Chat(text="first", id=5))
+    lobby.request(cy, P.Watch(table_id=table.id, id=1))  # type: ignore[arg-type]
+    run_sync(table.step(table.next_input()))  # the chat: held, Cy's watch waits
+    assert said(bob, since) == [] and len(table._held) == 1
+    run_sync(table.step(table.next_input()))
+    assert said(bob, since) == [("chat_message", "first"), ("table_updated", (True, True))]
+    assert bob.got[-1].table.spectators == 1 and len(table._held) == 0
+    assert [m.TYPE for m in cy.got][-2:] == ["watching", "table_updated"]
+    assert table.store.calls == ["watch"]  # (a chat is no fact)
+
+
 # ------------------------------------------------------------ bots' answers
 class GatePool:
     """A think pool whose worker answers only when the test says (``answer``)."""
@@ -104,11 +122,13 @@ class GatePool:
         self.asked: list[tuple[str, int, Any, float]] = []
         self._gate = trio.Event()
         self._decision: Any = None
+        self.state: bytes | None = None  # what the worker says the bot learnt
 
     async def think(self, spec, seed, view, timeout, state=None, *, owner=None, group=None):
         self.asked.append((spec, seed, view, timeout))
         await self._gate.wait()
-        return SimpleNamespace(decision=self._decision, state=None, note=None, worker=1)
+        decision = self._decision(view) if callable(self._decision) else self._decision
+        return SimpleNamespace(decision=decision, state=self.state, note=None, worker=1)
 
     def answer(self, decision: Any) -> None:
         self._decision = decision
@@ -245,3 +265,102 @@ def test_a_restored_game_keeps_the_time_it_started_at() -> None:
     assert match.status == "playing"
     done = match.wake(0.0, 9000.0).finished  # the game was over, not kept: kept now
     assert done is not None and (done.started, done.ended) == (2000.0, 9000.0)
+
+
+def bots_table_in_play(**settings: Any):
+    """Ann and two built-in bots, their game dealt, stored as a ``--bots`` table
+    (``persistent``) or with the other settings given."""
+    from test_table_effects_units import SETTINGS, player, stored
+
+    _, facts = play_game(Options(players=3, rounds=1), seed=6)
+    from dataclasses import asdict
+
+    kept = {"table": asdict(SETTINGS), "persistent": False, "autostart": False} | settings
+    return stored((player(0, "Ann"), StoredSeat(1, "Bot 1", "builtin", None, "heuristic"),
+                   StoredSeat(2, "Bot 2", "builtin", None, "random")), tuple(facts[:2]),
+                  settings=kept)
+
+
+def test_a_restored_bots_table_in_play_still_closes_once_its_player_leaves() -> None:
+    """docs/SERVER.md: a ``--bots`` table "whose game had started is [brought back],
+    and still closes once its player leaves"; another table plays on for her."""
+    from nimmt.server.game.io import Reconnected, Request, Who
+
+    for persistent, closed in ((True, "its player left: the bots do not play on for nobody"),
+                               (False, None)):
+        match, people = restore_match(bots_table_in_play(persistent=persistent), now=0.0,
+                                      members=[7])
+        assert match.status == "playing" and match.persistent is persistent
+        match.handle(Reconnected(7), 1.0, 1001.0)
+        effects = match.handle(Request(Who(7, "Ann", "human"), P.Leave(id=4)), 2.0, 1002.0)
+        assert effects.closed == closed and match.closed is (closed is not None)
+
+
+def test_a_restored_autostart_table_waiting_with_every_seat_taken_starts_its_game() -> None:
+    """A table that starts as soon as every seat is taken (``autostart``: the ladder's),
+    brought back waiting with its seats full, starts its game at its first wake."""
+    from test_table_effects_units import SETTINGS, player, stored
+    from dataclasses import asdict
+
+    for autostart, status in ((True, "playing"), (False, "waiting")):
+        kept = stored((player(0, "Ann"), player(1, "Bob"), player(2, "Cy")),
+                      settings={"table": asdict(SETTINGS), "persistent": False,
+                                "autostart": autostart})
+        match, _ = restore_match(kept, now=0.0, members=[7, 8, 9])
+        assert match.status == "waiting" and match.autostart is autostart
+        effects = match.wake(0.0, 1000.0)
+        assert (match.status, effects.started) == (status, autostart)
+
+
+# ------------------------------------------------------------ bots at the table
+async def test_a_cheap_bot_is_answered_in_the_table_s_task_never_by_a_worker(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """docs/SERVER.md: the actor answers a bot's turn "at once for the cheap
+    strategies", and hands only the searching ones to the think pool."""
+    lobby = still_lobby()
+    pool = lobby.thinker = GatePool()
+    ann = connect(lobby, 1, "Ann")
+    lobby.request(ann, P.CreateTable(options=TWO, id=1))  # type: ignore[arg-type]
+    (table,) = lobby.tables.values()
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(table.run)
+            table.request(ann.session, P.AddBot(strategy="heuristic", seat=1, id=2))
+            table.request(ann.session, P.Start(id=3))
+            turn = await until(ann, lambda m: m.TYPE == "turn_started")
+            committed = await until(ann, lambda m: m.TYPE == "seat_committed")
+            assert committed.seat == 1 and pool.asked == [] and turn.remaining == 60.0
+            assert trio.current_time() == 0.0
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_searching_bot_s_state_is_forgotten_once_it_is_removed_from_its_seat(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """docs/SERVER.md: a bot's state, kept by the table for its next decision, "is
+    forgotten when the bot leaves its seat"."""
+    from nimmt.bots import HeuristicStrategy
+
+    lobby = still_lobby()
+    pool = lobby.thinker = GatePool()
+    pool.state = b"what it learnt"
+    pool.answer(lambda view: HeuristicStrategy().decide(view))
+    ann = connect(lobby, 1, "Ann")
+    lobby.request(ann, P.CreateTable(options=TWO, id=1))  # type: ignore[arg-type]
+    (table,) = lobby.tables.values()
+    with trio.fail_after(3000):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(table.run)
+            table.request(ann.session, P.AddBot(strategy="search", seat=1, id=2))
+            table.request(ann.session, P.Start(id=3))
+            await until(ann, lambda m: m.TYPE == "game_over")  # Ann's cards played for her
+            # the bot's ten cards (and a row it took): the autopilot playing for Ann is
+            # the cheap fallback, never asked of a worker
+            assert {(spec, seed, view.seat) for spec, seed, view, _ in pool.asked} == {
+                ("search", table.seats[1].seed, 1)}
+            assert (table.bot_state(0), table.bot_state(1)) == (None, b"what it learnt")
+            since = len(ann.got)
+            table.request(ann.session, P.RemoveBot(seat=1, id=4))
+            await until(ann, lambda m: m.TYPE == "table_updated" and m.table.seats[1] is None
+                        and m in ann.got[since:])
+            assert table.bot_state(1) is None
+            nursery.cancel_scope.cancel()
