@@ -7,7 +7,6 @@ second each."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import socket
 import subprocess
@@ -171,7 +170,9 @@ class _PointerOnArrival:
     made of it cannot be pickled back (ValueError)."""
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
-        return (ctypes.pointer, (ctypes.c_int(7),))
+        # built where it arrives: a c_int pickled here fails once another test has
+        # imported multiprocessing.sharedctypes (its reducer refuses outside a spawn)
+        return (eval, ("__import__('ctypes').pointer(__import__('ctypes').c_int(7))",))
 
 
 def test_a_worker_whose_answer_cannot_be_sent_back_ends_without_a_traceback() -> None:
