@@ -130,6 +130,12 @@ def play(script: list[Any], *, player: Any = None, claimed: bool = False,
     return bot, conn
 
 
+@pytest.fixture(autouse=True)
+def _bots_warnings_heard(caplog: pytest.LogCaptureFixture) -> None:
+    # nimmt-arena's main, run in this process by another test, sets "nimmt.bots" to ERROR
+    caplog.set_level(logging.WARNING, logger="nimmt.bots")
+
+
 def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "nimmt.bots"
             and r.levelno >= logging.WARNING]
