@@ -7,7 +7,7 @@ test_restore*.py pin already is not repeated here."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,9 +16,8 @@ import trio.testing
 
 from nimmt import protocol as P
 from nimmt.engine import Options
-from nimmt.server.config import TableSettings
 from nimmt.server.sessions.session import Session
-from nimmt.server.storage import Fact, StoredSeat, hash_token
+from nimmt.server.storage import Fact, StoredSeat
 from nimmt.server.tables.restore import restore_match
 from nimmt.server.tables.table import Table
 
@@ -66,6 +65,34 @@ async def test_a_drop_and_a_return_are_handled_behind_the_requests_already_queue
     table.resumed(ann.session)
     catch_up(table)
     assert said(bob, since) == [("chat_message", "back"), ("table_updated", (True, True))]
+
+
+async def test_a_drop_is_never_refused_with_the_connection_s_or_the_table_s_queue_full() -> None:
+    """docs/SERVER.md: requests are capped (16 of one connection, 4096 in all), "a
+    member's connection dropping or coming back (never refused: a connection makes at
+    most two)" is not: it goes in behind them and is handled."""
+    from nimmt.server.tables.table import INBOX_SIZE, QUEUE_PER_CONNECTION
+
+    lobby, ann, bob, table = two_seated()
+    for n in range(QUEUE_PER_CONNECTION):
+        assert table.request(ann.session, P.Pause(id=n))
+    others = INBOX_SIZE - QUEUE_PER_CONNECTION
+    for n in range(others // QUEUE_PER_CONNECTION):
+        s = Session(100 + n, f"tok_{n:020d}", f"P{n}", "human")
+        s.client = Link(1000 + n)  # type: ignore[assignment]
+        for i in range(QUEUE_PER_CONNECTION):
+            assert table.request(s, P.Pause(id=i))
+    assert not table.request(bob.session, P.Pause(id=99))  # the table's queue is full
+    ann.session.lost_at = 3.0
+    table.disconnected(ann.session)
+    assert len(table._inputs) == INBOX_SIZE + 1
+    since = len(bob.got)
+    catch_up(table)
+    assert said(bob, since)[-1] == ("table_updated", (False, True))
+    assert table.seats[0].away_since == 3.0
+    table.resumed(ann.session)
+    catch_up(table)
+    assert table.seats[0].away_since is None
 
 
 async def test_requests_of_several_members_are_answered_in_the_order_they_came() -> None:
@@ -273,8 +300,6 @@ def bots_table_in_play(**settings: Any):
     from test_table_effects_units import SETTINGS, player, stored
 
     _, facts = play_game(Options(players=3, rounds=1), seed=6)
-    from dataclasses import asdict
-
     kept = {"table": asdict(SETTINGS), "persistent": False, "autostart": False} | settings
     return stored((player(0, "Ann"), StoredSeat(1, "Bot 1", "builtin", None, "heuristic"),
                    StoredSeat(2, "Bot 2", "builtin", None, "random")), tuple(facts[:2]),
@@ -300,8 +325,6 @@ def test_a_restored_autostart_table_waiting_with_every_seat_taken_starts_its_gam
     """A table that starts as soon as every seat is taken (``autostart``: the ladder's),
     brought back waiting with its seats full, starts its game at its first wake."""
     from test_table_effects_units import SETTINGS, player, stored
-    from dataclasses import asdict
-
     for autostart, status in ((True, "playing"), (False, "waiting")):
         kept = stored((player(0, "Ann"), player(1, "Bob"), player(2, "Cy")),
                       settings={"table": asdict(SETTINGS), "persistent": False,
