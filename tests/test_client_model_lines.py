@@ -314,6 +314,9 @@ def test_away_back_sitting_down_leaving_and_the_host_in_words() -> None:
                 P.TableUpdated(table=table(["Ann", "Bob", None], host=None)),
                 P.TableUpdated(table=table(["Ann", "Bob", None], host=0))) == [
         "Bob sits down at seat 2.", "Cat leaves seat 3.", "You are the host now."]
+    assert said(m, P.TableUpdated(table=table(["Ann", "Bob", "Dan"], host=0)),
+                P.TableUpdated(table=table(["Ann", None, "Dan"], host=0))) == [
+        "Dan sits down at seat 3.", "Bob leaves seat 2."]
 
 
 def test_your_own_seat_away_and_back_is_said_to_you() -> None:
@@ -362,6 +365,19 @@ def test_game_over_names_the_winners_and_shares_a_tied_first_place(
     m = game()
     assert said(m, P.GameOver(totals=totals, places=places, winners=winners)) == [line]
     assert m.result == GameResult(totals, places, winners) and m.phase == "over"
+
+
+@pytest.mark.parametrize(("winners", "line"), [
+    ((0, 2), "Game over: Ann and you share first place with 12 bullheads."),
+    ((0, 1, 2), "Game over: Ann, Bob and you share first place with 12 bullheads."),
+])
+def test_game_over_says_you_mid_sentence_when_you_are_not_the_first_winner(
+        winners: tuple[int, ...], line: str) -> None:
+    m = TableModel(Clock())
+    feed(m, welcome(), P.Seated(table=table(["Ann", "Bob", "Cat"]), seat=2))
+    totals = tuple(12 if s in winners else 40 for s in range(3))
+    places = tuple(1 if s in winners else 3 for s in range(3))
+    assert said(m, P.GameOver(totals=totals, places=places, winners=winners)) == [line]
 
 
 def test_game_over_with_countdown_says_the_points_left() -> None:
