@@ -1,11 +1,17 @@
-"""A connection as the lobby sees it, for tests that drive the lobby without sockets
-(tests/test_welcome_units.py, tests/test_lobby_units.py)."""
+"""A connection as the lobby sees it, and a lobby on a mock clock, for tests that drive
+the lobby without sockets (tests/test_welcome_units.py, tests/test_lobby_units.py,
+tests/test_session_spec.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import trio
+import trio.testing
+
 from nimmt import protocol as P
+from nimmt.server.config import ServerConfig
+from nimmt.server.lobby.lobby import Lobby
 
 
 class Link:
@@ -38,3 +44,17 @@ class Link:
 
     def types(self) -> list[str]:
         return [m.TYPE for m in self.sent]
+
+
+def run(test: Any, **settings: Any) -> None:
+    """``await test(lobby)`` on a lobby of a server configured with ``settings``, on a
+    clock that jumps over every wait."""
+    config = ServerConfig(**settings)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            lobby = Lobby(config, nursery)
+            await test(lobby)
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))

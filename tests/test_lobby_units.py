@@ -23,22 +23,10 @@ from nimmt.server.config import ServerConfig, TableSettings
 from nimmt.server.lobby.lobby import NAME_SEATED, UNCLAIMED_AT_RATED, Lobby
 from nimmt.server.storage import AsyncStore, Store
 
-from lobby_helpers import Link
+from lobby_helpers import Link, run
 
 E = P.ErrorCode
 V = P.PROTOCOL_VERSION
-
-
-def run(test: Any, **settings: Any) -> None:
-    config = ServerConfig(**settings)
-
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            lobby = Lobby(config, nursery)
-            await test(lobby)
-            nursery.cancel_scope.cancel()
-
-    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
 _cids = iter(range(1, 100_000))

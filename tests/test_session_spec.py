@@ -26,23 +26,11 @@ from nimmt.server.lobby.seating import UNCLAIMED_IN_QUEUE
 from nimmt.server.net.connection import ClientConnection
 from nimmt.server.sessions.limits import LogLimiter
 
-from lobby_helpers import Link
+from lobby_helpers import Link, run
 
 E = P.ErrorCode
 V = P.PROTOCOL_VERSION
 _cids = iter(range(1, 100_000))
-
-
-def run(test: Any, **settings: Any) -> None:
-    config = ServerConfig(**settings)
-
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            lobby = Lobby(config, nursery)
-            await test(lobby)
-            nursery.cancel_scope.cancel()
-
-    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
 def hello(name: str = "Ann", token: str | None = None, key: str | None = None,

@@ -22,7 +22,7 @@ from nimmt.server.lobby.welcome import SERVER_SOFTWARE, reserved_name
 from nimmt.server.sessions.session import Session
 from nimmt.server.storage import AsyncStore, Store, hash_token
 
-from lobby_helpers import Link
+from lobby_helpers import Link, run
 
 E = P.ErrorCode
 V = P.PROTOCOL_VERSION
@@ -44,18 +44,6 @@ class FakeTable:
 def hello(name: str = "Ann", token: str | None = None, key: str | None = None,
           kind: str = "human", protocol: int = V, mid: int = 1) -> P.Hello:
     return P.Hello(protocol=protocol, name=name, kind=kind, token=token, key=key, id=mid)
-
-
-def run(test: Any, **settings: Any) -> None:
-    config = ServerConfig(**settings)
-
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            lobby = Lobby(config, nursery)
-            await test(lobby)
-            nursery.cancel_scope.cancel()
-
-    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
 def welcome_of(link: Link) -> P.Welcome:
