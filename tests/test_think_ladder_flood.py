@@ -8,7 +8,7 @@ A real server on 127.0.0.1 (port 0) with 2 think workers. Five claimed names fro
 bots (a searching bot, ~0.1 s a decision) and play it, committing at once: 45
 decisions a turn, the workers never idle. Then Vic, from 127.0.0.3, queues for a
 ladder table of 2 filled with one ``hard`` bot and plays it. Vic's bot's first
-decision waits for at most one of the flood's to end (then it goes first, before
+decision waits for at most the flood's one on each worker (then it goes first, before
 the flood's backlog); from its first answer on, the flood never has both workers:
 one is kept free for Vic, so each of its later decisions is taken as soon as it is
 asked. (With the turns alone, ``NIMMT_THINK_KEEP_FREE=0``, the flood takes both
@@ -103,11 +103,13 @@ async def test_a_flood_of_bot_filled_ladder_tables_does_not_hold_the_workers_fro
     assert all(a < t < d for a, t, d in zip(asked, taken, done))
     assert all(d < a for d, a in zip(done, asked[1:]))
 
-    # the first: the flood had a backlog, and at most one of its decisions ended
-    # before Vic's was taken (the next free worker took it, not the backlog's)
+    # the first: the flood had a backlog, and at most one decision a worker ended
+    # before Vic's was taken (the next free worker took it, not the backlog's; both
+    # workers may end theirs in one pass of the pool's loop, before the task that hands
+    # out the next decision runs: a clean CI run saw 2)
     assert events[asked[0]][2] >= 20
     between = events[asked[0]:taken[0]]
-    assert sum(e[:2] == ("done", FLOOD) for e in between) <= 1, between
+    assert sum(e[:2] == ("done", FLOOD) for e in between) <= 2, between
     assert not any(e[:2] == ("taken", FLOOD) for e in between), between
 
     # from Vic's first answer to its last measured: the flood, still with decisions
