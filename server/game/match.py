@@ -256,12 +256,7 @@ class Match(MatchState):
             if decision is None:
                 match_timing.think(self, index, None, None)  # the table's fallback strategy
                 continue
-            how = "autopilot (time ran out): " if seat.away_since is None else \
-                "autopilot (player away): "
-            key = self._armed
-            events = match_game.apply(self, index, decision, how)
-            match_game.keep_autoplayed(self, index, key, decision)  # told when it is back
-            match_game.broadcast(self, events)
+            match_game.decide_for(self, index, self._armed, decision)
 
     # ================================================================== timers
     def _close_at(self) -> float:

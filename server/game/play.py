@@ -50,8 +50,7 @@ from .rules import NO_GAME, refusal
 from .state import MatchState, log
 from ..storage.facts import deal_fact, decision_fact, game_started_fact
 
-__all__ = ["begin", "decide", "apply", "bot_decided", "keep_autoplayed", "broadcast",
-           "game_over"]
+__all__ = ["begin", "decide", "apply", "bot_decided", "decide_for", "broadcast", "game_over"]
 
 E = P.ErrorCode
 
@@ -227,20 +226,25 @@ def bot_decided(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decisi
             or decision_key(game) != key or game.pending is None
             or seat not in game.pending.seats):
         return  # the decision was made meanwhile (a late answer)
-    how = ""
+    decide_for(m, seat, key, decision)
+
+
+def decide_for(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
+    """``decision`` made for ``seat`` (the decision ``key``): by its built-in bot, or by
+    the autopilot for a player, logged as such and, if the player is away, kept to be
+    told when they are back (``seats.greet``): a card or draft pick a strategy chose as
+    well as a row or tie choice RULES.md's default made."""
     s = m.room.seats[seat]
+    how = ""
     if s is not None and not s.builtin:
         how = "autopilot (time ran out): " if s.away_since is None else \
             "autopilot (player away): "
     events = apply(m, seat, decision, how)
-    keep_autoplayed(m, seat, key, decision)
+    _keep_autoplayed(m, seat, key, decision)
     broadcast(m, events)
 
 
-def keep_autoplayed(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
-    """The autopilot decided ``decision`` (for the decision ``key``) for ``seat``: if its
-    player is away, it is told when they are back (``seats.greet``): a card or draft
-    pick a strategy chose as well as a row or tie choice RULES.md's default made."""
+def _keep_autoplayed(m: MatchState, seat: int, key: tuple[Any, ...], decision: Decision) -> None:
     s = m.room.seats[seat]
     if s is None or s.builtin or s.away_since is None or s.member is None:
         return
