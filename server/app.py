@@ -21,7 +21,7 @@ import trio
 
 from nimmt import protocol as P
 
-from .net.addresses import join_hint, lan_addresses
+from .net.addresses import every_interface, join_hint, lan_addresses
 from .net.announce import Announcer, Summary, announce_addresses, default_server_name
 from .net.connection import ClientConnection, peer_address
 from .config import ServerConfig
@@ -327,7 +327,7 @@ async def _announcer(config: ServerConfig, port: int, server: Server) -> Announc
         log.info("not announced on the LAN (announce = false)")
         return None
     resolved: list[str] = []
-    if config.host.strip() not in ("", "*", "0.0.0.0", "::"):
+    if not every_interface(config.host):
         try:
             infos = await trio.socket.getaddrinfo(config.host, None, trio.socket.AF_INET)
         except OSError:

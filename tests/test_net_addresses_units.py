@@ -4,6 +4,7 @@ start that tells players what to type."""
 
 from __future__ import annotations
 
+import doctest
 import shutil
 import socket
 import subprocess
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 import nimmt.server.net.addresses as addresses
-from nimmt.server.net.addresses import join_hint, lan_addresses
+from nimmt.server.net.addresses import every_interface, join_hint, lan_addresses
 
 
 def _infos(*found: str) -> list[Any]:
@@ -79,3 +80,10 @@ def test_a_server_on_one_address_names_that_address_only(monkeypatch: pytest.Mon
     assert join_hint("10.0.0.5", 7000) == (
         "nimmt-server listening on 10.0.0.5:7000 — players join with: nimmt-client 10.0.0.5:7000")
     assert join_hint("127.0.0.1", 7000).endswith("join with: nimmt-client 127.0.0.1:7000")
+
+
+def test_every_interface_is_each_spelling_of_the_wildcard_and_nothing_else() -> None:
+    assert [every_interface(h) for h in ("", " ", "*", "0.0.0.0", " ::", "::")] == [True] * 6
+    assert [every_interface(h) for h in ("127.0.0.1", "10.0.0.5", "::1", "**", "localhost")] \
+        == [False] * 5
+    assert doctest.testmod(addresses).failed == 0

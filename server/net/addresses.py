@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import struct
 
-__all__ = ["lan_addresses", "join_hint"]
+__all__ = ["lan_addresses", "join_hint", "every_interface"]
 
 #: the ioctl that reads an interface's address. Never mutated (tools/mutate.py leaves
 #: out a line marked so): 0x8915 - 1 is SIOCSIFFLAGS, which, run as root with the
@@ -50,9 +50,18 @@ def lan_addresses() -> list[str]:
     return found
 
 
+def every_interface(host: str) -> bool:
+    """Whether the server's ``host`` setting listens on every interface.
+
+    >>> [every_interface(h) for h in ("", "*", " 0.0.0.0", "::", "127.0.0.1")]
+    [True, True, True, True, False]
+    """
+    return host.strip() in ("", "*", "0.0.0.0", "::")
+
+
 def join_hint(host: str, port: int) -> str:
     """The line printed at start: where the server listens and how others join."""
-    if host.strip() in ("0.0.0.0", "::", "", "*"):
+    if every_interface(host):
         targets = lan_addresses() or [socket.gethostname()]
     else:
         targets = [host]
