@@ -525,6 +525,23 @@ def test_the_decision_facts_say_who_decided():
     assert sorted(decided[:3]) == [(0, "autopilot"), (1, "player"), (2, "bot")]
 
 
+def test_the_log_calls_the_autopilot_s_commit_so_and_a_built_in_bot_s_not(
+        caplog: pytest.LogCaptureFixture):
+    caplog.set_level(logging.INFO, logger="nimmt.server")
+    h = Harness.new(fixed(standard_deal(players=3)), seats=3, turn_time=10.0)
+    h.send(ANN, P.CreateTable(options=P.TableOptions(seats=3), id=1))
+    h.send(BOB, P.Join(table_id="t1", id=1))
+    h.send(ANN, P.AddBot(id=2))
+    h.send(ANN, P.Start(id=3))
+    h.send(BOB, P.Commit(round=1, turn=1, card=h.hand(BOB)[0], id=4))
+    h.run_until(10.0)  # Ann's deadline: the fallback commits for her
+    lines = sorted(r.getMessage() for r in caplog.records
+                   if "round=1 turn=1 " in r.getMessage() and "a card" in r.getMessage())
+    assert lines == ["table=t1 seat=0 round=1 turn=1 autopilot (time ran out): committed a card",
+                     "table=t1 seat=1 round=1 turn=1 committed a card",
+                     "table=t1 seat=2 round=1 turn=1 committed a card"]
+
+
 def test_a_pause_ends_by_itself_after_its_longest_time():
     h = Harness.new()
     h.send(ANN, P.CreateTable(options=P.TableOptions(seats=2), id=1))
