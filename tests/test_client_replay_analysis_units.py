@@ -6,13 +6,14 @@ before run of the mutation tests left unpinned)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 from prompt_toolkit.utils import get_cwidth
 from test_client_replay_analysis import _bob_analysed, _messages, _text
 
 from nimmt.client.replay import ReplayPlayer
-from nimmt.client.replay_analysis import ReplayAnalysis
-from nimmt.client.tui.replay_analysis import panel_lines, toggle_panel
+from nimmt.client.replay_analysis import AnalysedDecision, AnalysisChoice, ReplayAnalysis
+from nimmt.client.tui.replay_analysis import _decision, _summary, panel_lines, toggle_panel
 
 LEGEND = " expected bullheads to the round's end, ±95% (▶ played, ✓ best):"
 
@@ -82,3 +83,39 @@ def test_the_progress_of_a_game_of_one_round_says_round_1_of_1() -> None:
     assert len(a.order) == 11
     assert a.progress("\ranalysing [##....] 4/11 decisions")
     assert a.progress_text() == "analysing Bob (seat 2): round 1 of 1, 4 of 11 decisions…"
+
+
+def _decided(chosen: str, best: str, labels: tuple[str, ...], mark: str | None = None
+             ) -> AnalysedDecision:
+    choices = tuple(AnalysisChoice(label, 2.0 + i, 0.25, float(i), None)
+                    for i, label in enumerate(labels))
+    made = next(c for c in choices if c.label == chosen)
+    return AnalysedDecision(round=1, turn=3, kind="card", chosen=chosen, best=best,
+                            loss=made.loss, loss_ci95=0.25, mark=mark, choices=choices)
+
+
+def _said(frags: Any) -> list[str]:
+    return "".join(text for _, text in frags).split("\n")
+
+
+def test_a_card_that_sorts_after_the_best_is_not_called_the_best() -> None:
+    d = _decided("7", "44", ("44", "7"))  # "7" > "44" as text, not as a card
+    assert _summary(d, 80) == [("", " played 7 · best 44 · loss 1.00 ±0.25")]
+    assert _said(_summary(_decided("44", "44", ("44", "7")), 80)) == [" played 44, the best · loss 0"]
+
+
+def test_a_summary_keeps_its_longest_wording_up_to_a_column_short_of_the_width() -> None:
+    d = _decided("7", "44", ("44", "7"))
+    full = " played 7 · best 44 · loss 1.00 ±0.25"
+    assert _said(_summary(d, get_cwidth(full) + 1)) == [full]
+    assert _said(_summary(d, get_cwidth(full))) == [" played 7 · best 44 · loss 1.00"]
+
+
+def test_two_choices_are_shown_with_the_legend_when_the_room_holds_them() -> None:
+    d = _decided("7", "44", ("44", "7"))
+    assert _said(_decision(d, 80, room=4)) == [
+        " played 7 · best 44 · loss 1.00 ±0.25", LEGEND,
+        " ✓44  2.00 ±0.25   ▶ 7  3.00 ±0.25"]
+    # one line short: the grid keeps its lines, the legend goes
+    assert _said(_decision(d, 80, room=3)) == [
+        " played 7 · best 44 · loss 1.00 ±0.25", " ✓44  2.00 ±0.25   ▶ 7  3.00 ±0.25"]
